@@ -1,0 +1,14 @@
+//! JSON with Python's semantics: the value model, a reader and writers faithful to CPython's
+//! `json` module, Python's float `repr`, and the glue that lets serde types hold such values.
+
+mod float_repr;
+mod parse;
+mod serde_glue;
+mod value;
+mod write;
+
+pub use float_repr::python_repr;
+pub use parse::{parse, ParseError};
+pub use serde_glue::{from_value, ShapeError};
+pub use value::{Int, Object, Value};
+pub use write::{dumps, dumps_object, dumps_str, json_float, Style};

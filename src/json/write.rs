@@ -1,0 +1,164 @@
+//! Writing values as CPython's `json.dumps` does, and as the pretty canonical form for diffs.
+
+use super::float_repr::python_repr;
+use super::value::{Object, Value};
+use std::fmt::Write;
+
+/// How to write a value. `PYTHON` is `json.dumps` with default settings; `CANONICAL` adds
+/// `sort_keys=True` (RULINGS B1); `PRETTY` is what people read in diffs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    pub sort_keys: bool,
+    /// Escape every character outside space..`~` as `\uXXXX` (Python's `ensure_ascii`).
+    pub ensure_ascii: bool,
+    /// `None`: one line with `", "` and `": "`; `Some(n)`: n spaces per level.
+    pub indent: Option<usize>,
+}
+
+impl Style {
+    pub const PYTHON: Style = Style {
+        sort_keys: false,
+        ensure_ascii: true,
+        indent: None,
+    };
+    pub const CANONICAL: Style = Style {
+        sort_keys: true,
+        ..Style::PYTHON
+    };
+    pub const PRETTY: Style = Style {
+        sort_keys: true,
+        ensure_ascii: false,
+        indent: Some(2),
+    };
+}
+
+/// Writes `value` in `style`.
+pub fn dumps(value: &Value, style: Style) -> String {
+    let mut out = String::new();
+    Writer { out: &mut out, style }.value(value, 0);
+    out
+}
+
+/// Writes an object in `style` without wrapping it in a [`Value`] first.
+pub fn dumps_object(object: &Object, style: Style) -> String {
+    let mut out = String::new();
+    Writer { out: &mut out, style }.object(object, 0);
+    out
+}
+
+/// Writes a string literal (quotes included) with `ensure_ascii` escaping.
+pub fn dumps_str(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    Writer {
+        out: &mut out,
+        style: Style::PYTHON,
+    }
+    .string(text);
+    out
+}
+
+struct Writer<'a> {
+    out: &'a mut String,
+    style: Style,
+}
+
+impl Writer<'_> {
+    fn value(&mut self, value: &Value, depth: usize) {
+        match value {
+            Value::Null => self.out.push_str("null"),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => self.out.push_str(i.as_str()),
+            Value::Float(f) => self.out.push_str(&json_float(*f)),
+            Value::Str(s) => self.string(s),
+            Value::List(items) => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    self.separator(i, depth + 1);
+                    self.value(item, depth + 1);
+                }
+                self.close(items.is_empty(), depth, ']');
+            }
+            Value::Object(object) => self.object(object, depth),
+        }
+    }
+
+    fn object(&mut self, object: &Object, depth: usize) {
+        self.out.push('{');
+        let mut entries: Vec<_> = object.iter().collect();
+        if self.style.sort_keys {
+            // Rust orders `str` by UTF-8 bytes, which is code-point order: Python's.
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        }
+        for (i, (key, item)) in entries.into_iter().enumerate() {
+            self.separator(i, depth + 1);
+            self.string(key);
+            self.out.push_str(": ");
+            self.value(item, depth + 1);
+        }
+        self.close(object.is_empty(), depth, '}');
+    }
+
+    fn separator(&mut self, index: usize, depth: usize) {
+        match self.style.indent {
+            None if index > 0 => self.out.push_str(", "),
+            None => {}
+            Some(width) => {
+                if index > 0 {
+                    self.out.push(',');
+                }
+                self.newline(width * depth);
+            }
+        }
+    }
+
+    fn close(&mut self, empty: bool, depth: usize, bracket: char) {
+        if let (Some(width), false) = (self.style.indent, empty) {
+            self.newline(width * depth);
+        }
+        self.out.push(bracket);
+    }
+
+    fn newline(&mut self, spaces: usize) {
+        self.out.push('\n');
+        self.out.extend(std::iter::repeat_n(' ', spaces));
+    }
+
+    fn string(&mut self, text: &str) {
+        self.out.push('"');
+        for c in text.chars() {
+            match c {
+                '"' => self.out.push_str("\\\""),
+                '\\' => self.out.push_str("\\\\"),
+                '\n' => self.out.push_str("\\n"),
+                '\r' => self.out.push_str("\\r"),
+                '\t' => self.out.push_str("\\t"),
+                '\u{8}' => self.out.push_str("\\b"),
+                '\u{c}' => self.out.push_str("\\f"),
+                ' '..='~' => self.out.push(c),
+                c if self.style.ensure_ascii || c.is_control() => self.escape(c),
+                c => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+    }
+
+    /// `\uXXXX` in lowercase hex; characters beyond the BMP as a UTF-16 surrogate pair.
+    fn escape(&mut self, c: char) {
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            write!(self.out, "\\u{unit:04x}").expect("writing to a String cannot fail");
+        }
+    }
+}
+
+/// A float as `json.dumps` writes it: `repr`, except the non-finite values, which Python
+/// writes as the JavaScript names `NaN`, `Infinity` and `-Infinity`.
+pub fn json_float(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".into()
+    } else if value.is_infinite() {
+        if value > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        python_repr(value)
+    }
+}

@@ -1,0 +1,5 @@
+//! parcall: the specification, reference implementation and conformance suite for parallel
+//! tool calling (`execute_tool_calls` and `run_parallel_calls`).
+
+pub mod json;
+pub mod reference;

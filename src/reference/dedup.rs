@@ -1,0 +1,61 @@
+//! `run_parallel_calls(tools, calls)` (RULINGS B): every distinct call runs once, duplicates
+//! share its cached result.
+
+use super::canonical::canonical_key;
+use super::execution::Execution;
+use super::input::DedupCall;
+use crate::json::{Object, Value};
+use indexmap::IndexMap;
+
+/// The `tools` mapping: names to callables that take the args object.
+pub trait Tools: Sync {
+    /// Whether `name` is a key of the mapping.
+    fn has_tool(&self, name: &str) -> bool;
+    /// Calls the tool; `Err` carries `str(exception)` of what it raised.
+    fn invoke(&self, name: &str, args: &Object) -> Result<Value, String>;
+}
+
+/// The result mapping: canonical key to result, in order of first appearance (RULINGS B3).
+pub type Results = IndexMap<String, Value>;
+
+/// One distinct key of a batch and the call that first produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistinctCall<'a> {
+    pub key: String,
+    pub name: &'a str,
+    pub args: &'a Object,
+}
+
+/// The distinct keys of a batch in first-appearance order, each with the first call's args
+/// (`{}` when absent) — exactly what a correct implementation invokes (RULINGS B4).
+pub fn distinct_calls<'a>(calls: &'a [DedupCall], empty: &'a Object) -> Vec<DistinctCall<'a>> {
+    let mut seen = IndexMap::with_capacity(calls.len());
+    for call in calls {
+        let key = canonical_key(&call.name, call.args.as_ref());
+        seen.entry(key).or_insert_with(|| (call.name.as_str(), call.args.as_ref().unwrap_or(empty)));
+    }
+    seen.into_iter()
+        .map(|(key, (name, args))| DistinctCall { key, name, args })
+        .collect()
+}
+
+/// The reference `run_parallel_calls`. Keys are settled before anything runs, so each
+/// distinct key is invoked at most once even when keys run concurrently; the cache is local
+/// to the call (RULINGS B8).
+pub fn run_parallel_calls<T: Tools + ?Sized>(
+    tools: &T,
+    calls: &[DedupCall],
+    execution: Execution,
+) -> Results {
+    let empty = Object::new();
+    let distinct = distinct_calls(calls, &empty);
+    let results = execution.map(&distinct, |call| {
+        if !tools.has_tool(call.name) {
+            return Value::Str(format!("error: unknown tool '{}'", call.name));
+        }
+        tools
+            .invoke(call.name, call.args)
+            .unwrap_or_else(|message| Value::Str(format!("error: {message}")))
+    });
+    distinct.into_iter().map(|call| call.key).zip(results).collect()
+}

@@ -1,0 +1,22 @@
+//! The reference implementation: both exercise functions as pure functions over plain
+//! values, generic over `dispatch` and `tools`, and the sandbox world (RULINGS A and B).
+
+mod canonical;
+mod dedup;
+mod execute;
+mod execution;
+pub mod input;
+mod python;
+mod python_unicode;
+mod sandbox;
+
+pub use canonical::{canonical_args, canonical_key};
+pub use dedup::{distinct_calls, run_parallel_calls, DistinctCall, Results, Tools};
+pub use execute::{
+    execute_tool_calls, plan, resolve_id, Decision, DispatchRequest, Dispatcher, ToolMessage,
+    Verdict, DEFAULT_MAX_PARALLEL,
+};
+pub use execution::Execution;
+pub use input::{DedupCall, DomainError, ToolCall};
+pub use python::{is_printable, is_space, repr_str};
+pub use sandbox::Sandbox;
