@@ -3,3 +3,6 @@
 
 pub mod json;
 pub mod reference;
+pub mod spec;
+pub mod judge;
+pub mod subject;

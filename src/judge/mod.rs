@@ -1,0 +1,79 @@
+//! Judging (RULINGS C): what an implementation returned and invoked, against what a case
+//! expects. A failing case is data, an [`Outcome`], never an error.
+
+mod invocations;
+mod outcome;
+
+pub use invocations::{multiset_difference, InvocationDiff};
+pub use outcome::{Failure, Outcome};
+
+use crate::json::{Object, Value};
+use crate::spec::{Case, DedupInvocation, ExecInvocation};
+
+/// What one batch of a case produced: the function's return value and every invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchRun {
+    pub output: Value,
+    /// Each as its JSON object: `{"tool", "arguments"}` or `{"name", "args"}`.
+    pub invocations: Vec<Value>,
+}
+
+/// The expected output and invocations of every batch of a case.
+pub fn expectations(case: &Case) -> Vec<(Value, Vec<Value>)> {
+    match case {
+        Case::Exec(c) => c
+            .batches
+            .iter()
+            .map(|b| (b.expected.clone(), b.invocations.iter().map(exec_invocation).collect()))
+            .collect(),
+        Case::Dedup(c) => c
+            .batches
+            .iter()
+            .map(|b| {
+                let expected = Value::Object(b.expected.clone());
+                (expected, b.invocations.iter().map(dedup_invocation).collect())
+            })
+            .collect(),
+    }
+}
+
+pub fn exec_invocation(invocation: &ExecInvocation) -> Value {
+    let mut object = Object::new();
+    object.insert("tool".into(), invocation.tool.as_str().into());
+    object.insert("arguments".into(), Value::Object(invocation.arguments.clone()));
+    Value::Object(object)
+}
+
+pub fn dedup_invocation(invocation: &DedupInvocation) -> Value {
+    let mut object = Object::new();
+    object.insert("name".into(), invocation.name.as_str().into());
+    object.insert("args".into(), Value::Object(invocation.args.clone()));
+    Value::Object(object)
+}
+
+/// Judges the runs of a case's batches, batch by batch: the first batch whose output or
+/// invocations differ decides the outcome. Output is checked before invocations, because a
+/// wrong output usually explains wrong invocations.
+pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
+    let expected = expectations(case);
+    if runs.len() != expected.len() {
+        return Outcome::Fail(Failure::Protocol {
+            message: format!("{} batch results for a case of {} batches", runs.len(), expected.len()),
+        });
+    }
+    for (index, ((output, invocations), run)) in expected.iter().zip(runs).enumerate() {
+        let batch = index + 1;
+        if &run.output != output {
+            return Outcome::Fail(Failure::WrongOutput {
+                batch,
+                expected: output.clone(),
+                actual: run.output.clone(),
+            });
+        }
+        let diff = multiset_difference(invocations, &run.invocations);
+        if !diff.is_empty() {
+            return Outcome::Fail(Failure::WrongInvocations { batch, diff });
+        }
+    }
+    Outcome::Pass
+}

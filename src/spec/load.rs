@@ -1,0 +1,307 @@
+//! Loading and checking the specification: requirements, every case file, and the links
+//! between them. Every problem found is reported at once, each with its file and case.
+
+use super::model::{Answer, CaseFile, DedupCase, Dispatch, ExecCase};
+use super::requirements::{Function, Requirement, RequirementsFile};
+use crate::json::{self, Value};
+use crate::reference::{input, Sandbox};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A loaded, checked specification.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The suite version (`spec/VERSION`, semver).
+    pub version: String,
+    pub requirements: Vec<Requirement>,
+    /// Every case, in file order, files in path order (execute_tool_calls first).
+    pub cases: Vec<SpecCase>,
+}
+
+/// One case and the file it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecCase {
+    /// Relative to the spec folder, with `/` separators.
+    pub file: String,
+    pub case: Case,
+}
+
+/// A case of either function.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Case {
+    Exec(ExecCase),
+    Dedup(DedupCase),
+}
+
+impl SpecCase {
+    pub fn id(&self) -> &str {
+        match &self.case {
+            Case::Exec(c) => &c.id,
+            Case::Dedup(c) => &c.id,
+        }
+    }
+
+    pub fn function(&self) -> Function {
+        match &self.case {
+            Case::Exec(_) => Function::ExecuteToolCalls,
+            Case::Dedup(_) => Function::RunParallelCalls,
+        }
+    }
+
+    pub fn requirements(&self) -> &[String] {
+        match &self.case {
+            Case::Exec(c) => &c.requirements,
+            Case::Dedup(c) => &c.requirements,
+        }
+    }
+
+    pub fn description(&self) -> &str {
+        match &self.case {
+            Case::Exec(c) => &c.description,
+            Case::Dedup(c) => &c.description,
+        }
+    }
+}
+
+/// Everything wrong with a specification folder.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct SpecError {
+    pub root: PathBuf,
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.problems.len();
+        let plural = if count == 1 { "" } else { "s" };
+        write!(f, "invalid spec in {} ({count} problem{plural})", self.root.display())?;
+        for problem in &self.problems {
+            write!(f, "\n  - {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Spec {
+    /// The specification shipped in this repository.
+    pub fn bundled_root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")
+    }
+
+    /// Loads `root` (a folder laid out like `spec/`) and checks it whole.
+    pub fn load(root: &Path) -> Result<Spec, SpecError> {
+        let mut problems = Vec::new();
+        let version = read_version(root, &mut problems);
+        let requirements = read_requirements(root, &mut problems);
+        let mut cases = Vec::new();
+        for function in Function::ALL {
+            for path in case_files(root, function, &mut problems) {
+                read_case_file(root, &path, function, &mut cases, &mut problems);
+            }
+        }
+        check_links(&requirements, &cases, &mut problems);
+        if problems.is_empty() {
+            Ok(Spec {
+                version,
+                requirements,
+                cases,
+            })
+        } else {
+            Err(SpecError {
+                root: root.to_owned(),
+                problems,
+            })
+        }
+    }
+
+    pub fn requirement(&self, id: &str) -> Option<&Requirement> {
+        self.requirements.iter().find(|r| r.id == id)
+    }
+}
+
+fn read_text(path: &Path, problems: &mut Vec<String>) -> Option<String> {
+    std::fs::read_to_string(path)
+        .map_err(|error| problems.push(format!("{}: cannot read: {error}", path.display())))
+        .ok()
+}
+
+fn read_version(root: &Path, problems: &mut Vec<String>) -> String {
+    let path = root.join("VERSION");
+    let version = read_text(&path, problems).unwrap_or_default().trim().to_owned();
+    let parts: Vec<&str> = version.split('.').collect();
+    let semver = parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if !semver && !version.is_empty() {
+        problems.push(format!("{}: `{version}` is not a MAJOR.MINOR.PATCH version", path.display()));
+    }
+    version
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path, problems: &mut Vec<String>) -> Option<T> {
+    let text = read_text(path, problems)?;
+    let value = json::parse(&text)
+        .map_err(|error| problems.push(format!("{}: invalid JSON: {error}", path.display())))
+        .ok()?;
+    json::from_value(&value)
+        .map_err(|error| problems.push(format!("{}: {error}", path.display())))
+        .ok()
+}
+
+fn read_requirements(root: &Path, problems: &mut Vec<String>) -> Vec<Requirement> {
+    let path = root.join("requirements.json");
+    let Some(file) = read_json::<RequirementsFile>(&path, problems) else {
+        return Vec::new();
+    };
+    let mut seen = HashSet::new();
+    for requirement in &file.requirements {
+        if !seen.insert(requirement.id.as_str()) {
+            problems.push(format!("{}: requirement {} is listed twice", path.display(), requirement.id));
+        }
+    }
+    file.requirements
+}
+
+/// The `*.json` files of `cases/<function>/`, sorted so runs are reproducible.
+fn case_files(root: &Path, function: Function, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let folder = root.join("cases").join(function.name());
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(format!("{}: cannot list case files: {error}", folder.display()));
+            return Vec::new();
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+fn read_case_file(
+    root: &Path,
+    path: &Path,
+    folder_function: Function,
+    cases: &mut Vec<SpecCase>,
+    problems: &mut Vec<String>,
+) {
+    let Some(file) = read_json::<CaseFile>(path, problems) else {
+        return;
+    };
+    let relative = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let loaded: Vec<Case> = match file {
+        CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
+        CaseFile::RunParallelCalls { cases, .. } => cases.into_iter().map(Case::Dedup).collect(),
+    };
+    for case in loaded {
+        let case = SpecCase {
+            file: relative.clone(),
+            case,
+        };
+        if case.function() != folder_function {
+            problems.push(format!(
+                "{relative}: holds `{}` cases but sits in the folder of `{folder_function}`",
+                case.function()
+            ));
+            return;
+        }
+        for problem in case_problems(&case) {
+            problems.push(format!("{relative}: case {}: {problem}", case.id()));
+        }
+        cases.push(case);
+    }
+}
+
+/// What is wrong inside one case, independent of other cases.
+fn case_problems(case: &SpecCase) -> Vec<String> {
+    let mut problems = Vec::new();
+    let id = case.id();
+    let id_ok = !id.is_empty()
+        && id.split('-').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+    if !id_ok {
+        problems.push("the id must be lowercase words and digits joined by `-`".to_owned());
+    }
+    if case.requirements().is_empty() {
+        problems.push("names no requirement".to_owned());
+    }
+    match &case.case {
+        Case::Exec(exec) => exec_problems(exec, &mut problems),
+        Case::Dedup(dedup) => dedup_problems(dedup, &mut problems),
+    }
+    problems
+}
+
+fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
+    if case.batches.is_empty() {
+        problems.push("has no batch".to_owned());
+    }
+    for (index, batch) in case.batches.iter().enumerate() {
+        let checked = input::tool_calls(&batch.calls).and_then(|calls| match case.dispatch {
+            Dispatch::Sandbox => Sandbox::check_domain(&calls),
+            Dispatch::Scripted { .. } => Ok(()),
+        });
+        if let Err(error) = checked {
+            problems.push(format!("batch {}: outside the domain: {error}", index + 1));
+        }
+    }
+    if let Dispatch::Scripted { tools } = &case.dispatch {
+        for (name, script) in tools {
+            let answers = script.responses.iter().flat_map(|r| &r.answers);
+            if answers.clone().any(|a| !matches!(a, Answer::Return { value: Value::Str(_) })) {
+                problems.push(format!("scripted dispatch tool `{name}` must only return strings"));
+            }
+        }
+    }
+}
+
+fn dedup_problems(case: &DedupCase, problems: &mut Vec<String>) {
+    if case.batches.is_empty() {
+        problems.push("has no batch".to_owned());
+    }
+    for (index, batch) in case.batches.iter().enumerate() {
+        if let Err(error) = input::dedup_calls(&batch.calls) {
+            problems.push(format!("batch {}: outside the domain: {error}", index + 1));
+        }
+    }
+    for (name, script) in &case.tools {
+        if script.responses.iter().any(|r| r.answers.is_empty()) {
+            problems.push(format!("tool `{name}` has a response without answers"));
+        }
+    }
+}
+
+/// Ids unique across files; every case names existing requirements of its own function.
+fn check_links(requirements: &[Requirement], cases: &[SpecCase], problems: &mut Vec<String>) {
+    let by_id: HashMap<&str, &Requirement> = requirements.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut first_seen: HashMap<&str, &str> = HashMap::new();
+    for case in cases {
+        if let Some(other) = first_seen.insert(case.id(), &case.file) {
+            problems.push(format!("{}: case id {} is already used in {other}", case.file, case.id()));
+        }
+        for requirement in case.requirements() {
+            match by_id.get(requirement.as_str()) {
+                None => problems.push(format!(
+                    "{}: case {}: names unknown requirement {requirement}",
+                    case.file,
+                    case.id()
+                )),
+                Some(r) if r.function != case.function() => problems.push(format!(
+                    "{}: case {}: requirement {requirement} is about {}, not {}",
+                    case.file,
+                    case.id(),
+                    r.function,
+                    case.function()
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+}

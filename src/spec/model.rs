@@ -1,0 +1,149 @@
+//! The case format: what `spec/cases/**/*.json` holds, read strictly (unknown fields are
+//! errors). `spec/schema/case.schema.json` describes the same shapes; a test keeps the two
+//! in sync.
+
+use crate::json::{Object, Value};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// One case file: several cases of one function on one topic.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "function", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CaseFile {
+    ExecuteToolCalls {
+        #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+        schema: Option<String>,
+        topic: String,
+        cases: Vec<ExecCase>,
+    },
+    RunParallelCalls {
+        #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+        schema: Option<String>,
+        topic: String,
+        cases: Vec<DedupCase>,
+    },
+}
+
+/// A case of `execute_tool_calls`: one or more batches run in a row against one dispatcher.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecCase {
+    /// Permanent: never reused, never renumbered.
+    pub id: String,
+    pub description: String,
+    /// Ids of the requirements (spec/requirements.json) this case checks.
+    pub requirements: Vec<String>,
+    /// The sandbox unless the case scripts `dispatch` itself.
+    #[serde(default, skip_serializing_if = "Dispatch::is_sandbox")]
+    pub dispatch: Dispatch,
+    pub batches: Vec<ExecBatch>,
+}
+
+/// What answers `dispatch` in an `execute_tool_calls` case.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Dispatch {
+    /// The exercise's sandbox (RULINGS A, "the sandbox").
+    #[default]
+    Sandbox,
+    /// Scripted tools whose answers are strings; any other tool is unknown.
+    Scripted { tools: IndexMap<String, ToolScript> },
+}
+
+impl Dispatch {
+    pub fn is_sandbox(&self) -> bool {
+        matches!(self, Dispatch::Sandbox)
+    }
+}
+
+/// One call of `execute_tool_calls` and what it must do.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecBatch {
+    /// Passed as given; must be inside the domain (RULINGS A).
+    pub calls: Value,
+    /// Omitted: the function is called without it, testing the default of 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_parallel: Option<u64>,
+    /// The list of tool messages.
+    pub expected: Value,
+    /// Every dispatch request, in any order (a multiset).
+    pub invocations: Vec<ExecInvocation>,
+}
+
+/// One `dispatch` request: `{"tool": ..., "arguments": ...}`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecInvocation {
+    pub tool: String,
+    pub arguments: Object,
+}
+
+/// A case of `run_parallel_calls`: scripted tools and one or more batches run in a row.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupCase {
+    pub id: String,
+    pub description: String,
+    pub requirements: Vec<String>,
+    /// The `tools` mapping handed to the function; names not here are unknown tools.
+    pub tools: IndexMap<String, ToolScript>,
+    pub batches: Vec<DedupBatch>,
+}
+
+/// One call of `run_parallel_calls` and what it must do.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupBatch {
+    pub calls: Value,
+    /// The result mapping: canonical key to result (entry order carries no meaning).
+    pub expected: Object,
+    /// Every tool invocation, in any order (a multiset).
+    pub invocations: Vec<DedupInvocation>,
+}
+
+/// One tool invocation: the tool's name and the args object it was called with.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupInvocation {
+    pub name: String,
+    pub args: Object,
+}
+
+/// How a scripted tool behaves: data, not code, so any language can replay it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolScript {
+    /// Milliseconds each invocation waits before answering, so concurrent implementations
+    /// overlap and races show.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub latency_ms: u64,
+    /// The first response whose `args` equal the invocation's (as canonical keys) answers;
+    /// a response without `args` answers any args.
+    pub responses: Vec<Response>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The answers to invocations with given args.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Response {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Object>,
+    /// The n-th invocation with these args (counted over the whole case, across batches)
+    /// gets the n-th answer; the last answer repeats.
+    pub answers: Vec<Answer>,
+}
+
+/// What one invocation does.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Answer {
+    /// Returns the value.
+    Return { value: Value },
+    /// Raises an exception whose `str()` is the message.
+    Raise { message: String },
+}

@@ -1,0 +1,70 @@
+//! The requirements: `spec/requirements.json`, the numbered statements SPEC.md presents.
+
+use serde::{Deserialize, Serialize};
+
+/// The requirements file.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequirementsFile {
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    pub requirements: Vec<Requirement>,
+}
+
+/// One normative statement with a stable id.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// Stable: `EXEC-…`, `SANDBOX-…` or `DEDUP-…`, never reused.
+    pub id: String,
+    pub function: Function,
+    pub level: Level,
+    /// The RULINGS paragraph it comes from (`A3`, `B1`, `sandbox`).
+    pub ruling: String,
+    pub statement: String,
+    pub rationale: String,
+}
+
+/// Which exercise function a requirement or case is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Function {
+    ExecuteToolCalls,
+    RunParallelCalls,
+}
+
+impl Function {
+    pub const ALL: [Function; 2] = [Function::ExecuteToolCalls, Function::RunParallelCalls];
+
+    /// The Python name, also the folder name under `spec/cases/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Function::ExecuteToolCalls => "execute_tool_calls",
+            Function::RunParallelCalls => "run_parallel_calls",
+        }
+    }
+}
+
+impl std::fmt::Display for Function {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// RFC 2119 strength.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub enum Level {
+    #[serde(rename = "MUST")]
+    Must,
+    #[serde(rename = "SHOULD")]
+    Should,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Playing a case's tool behaviour in-process, recording every invocation: the reference's
+//! tests run through these, and so does the runner when it answers for an implementation.
+
+use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, ToolScript};
+use crate::json::{Object, Value};
+use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Sandbox, Tools};
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The `tools` mapping of a `run_parallel_calls` case. Answer counters live as long as the
+/// value, so create one per case: successive batches of a case see successive answers.
+#[derive(Debug)]
+pub struct CaseTools<'a> {
+    scripts: &'a IndexMap<String, ToolScript>,
+    state: Mutex<ScriptState<DedupInvocation>>,
+}
+
+#[derive(Debug)]
+struct ScriptState<I> {
+    /// Invocations so far per (tool, canonical args).
+    counts: HashMap<(String, String), usize>,
+    log: Vec<I>,
+}
+
+impl<I> Default for ScriptState<I> {
+    fn default() -> Self {
+        ScriptState {
+            counts: HashMap::new(),
+            log: Vec::new(),
+        }
+    }
+}
+
+impl<'a> CaseTools<'a> {
+    pub fn new(scripts: &'a IndexMap<String, ToolScript>) -> Self {
+        CaseTools {
+            scripts,
+            state: Mutex::default(),
+        }
+    }
+
+    /// The invocations since the last call, in the order they happened.
+    pub fn take_invocations(&self) -> Vec<DedupInvocation> {
+        std::mem::take(&mut lock(&self.state).log)
+    }
+}
+
+/// A poisoned lock only means another invocation panicked; the counters stay consistent
+/// because each update is a single insert.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Tools for CaseTools<'_> {
+    fn has_tool(&self, name: &str) -> bool {
+        self.scripts.contains_key(name)
+    }
+
+    fn invoke(&self, name: &str, args: &Object) -> Result<Value, String> {
+        let Some(script) = self.scripts.get(name) else {
+            return Err(format!("KeyError: '{name}'"));
+        };
+        let key = canonical_args(args);
+        let nth = {
+            let mut state = lock(&self.state);
+            state.log.push(DedupInvocation {
+                name: name.to_owned(),
+                args: args.clone(),
+            });
+            let count = state.counts.entry((name.to_owned(), key.clone())).or_default();
+            *count += 1;
+            *count - 1
+        };
+        // Sleep outside the lock, so concurrent invocations really overlap.
+        if script.latency_ms > 0 {
+            std::thread::sleep(Duration::from_millis(script.latency_ms));
+        }
+        match scripted_answer(script, &key, nth) {
+            Some(Answer::Return { value }) => Ok(value.clone()),
+            Some(Answer::Raise { message }) => Err(message.clone()),
+            None => Err(format!("parcall: no scripted answer for {name}({key})")),
+        }
+    }
+}
+
+/// The answer to the `nth` (0-based) invocation with canonical args `key`: from the first
+/// response whose args match (or that has none); the last answer repeats.
+pub fn scripted_answer<'s>(script: &'s ToolScript, key: &str, nth: usize) -> Option<&'s Answer> {
+    let response = script.responses.iter().find(|response| {
+        response
+            .args
+            .as_ref()
+            .is_none_or(|args| canonical_args(args) == key)
+    })?;
+    response.answers.get(nth).or(response.answers.last())
+}
+
+/// The `dispatch` of an `execute_tool_calls` case: the sandbox, or scripted string answers.
+#[derive(Debug)]
+pub struct CaseDispatch<'a> {
+    dispatch: &'a Dispatch,
+    state: Mutex<ScriptState<ExecInvocation>>,
+}
+
+impl<'a> CaseDispatch<'a> {
+    pub fn new(dispatch: &'a Dispatch) -> Self {
+        CaseDispatch {
+            dispatch,
+            state: Mutex::default(),
+        }
+    }
+
+    /// The dispatch requests since the last call, in the order they happened.
+    pub fn take_invocations(&self) -> Vec<ExecInvocation> {
+        std::mem::take(&mut lock(&self.state).log)
+    }
+
+    fn scripted(&self, tools: &IndexMap<String, ToolScript>, request: DispatchRequest<'_>) -> String {
+        let Some(script) = tools.get(request.tool) else {
+            return format!("error: unknown tool '{}'", request.tool);
+        };
+        let key = canonical_args(request.arguments);
+        let nth = {
+            let mut state = lock(&self.state);
+            let count = state.counts.entry((request.tool.to_owned(), key.clone())).or_default();
+            *count += 1;
+            *count - 1
+        };
+        if script.latency_ms > 0 {
+            std::thread::sleep(Duration::from_millis(script.latency_ms));
+        }
+        match scripted_answer(script, &key, nth) {
+            Some(Answer::Return { value: Value::Str(text) }) => text.clone(),
+            // The loader refuses scripted dispatch answers that are not strings.
+            Some(Answer::Return { value }) => value.to_string(),
+            Some(Answer::Raise { message }) => format!("error: {message}"),
+            None => format!("error: parcall: no scripted answer for {}({key})", request.tool),
+        }
+    }
+}
+
+impl Dispatcher for CaseDispatch<'_> {
+    fn dispatch(&self, request: DispatchRequest<'_>) -> String {
+        lock(&self.state).log.push(ExecInvocation {
+            tool: request.tool.to_owned(),
+            arguments: request.arguments.clone(),
+        });
+        match self.dispatch {
+            Dispatch::Sandbox => Sandbox.dispatch(request),
+            Dispatch::Scripted { tools } => self.scripted(tools, request),
+        }
+    }
+}
