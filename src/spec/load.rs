@@ -115,6 +115,14 @@ impl Spec {
         }
     }
 
+    /// Requirements that no case checks (traceability: this must be empty).
+    pub fn unchecked_requirements(&self) -> Vec<&Requirement> {
+        self.requirements
+            .iter()
+            .filter(|r| !self.cases.iter().any(|c| c.requirements().contains(&r.id)))
+            .collect()
+    }
+
     pub fn requirement(&self, id: &str) -> Option<&Requirement> {
         self.requirements.iter().find(|r| r.id == id)
     }

@@ -2,8 +2,10 @@
 //! the runtime that plays a case's scripted tools.
 
 mod load;
+pub mod markdown;
 mod model;
 mod requirements;
+mod schema;
 mod script;
 
 pub use load::{Case, Spec, SpecCase, SpecError};
@@ -12,4 +14,5 @@ pub use model::{
     ExecInvocation, Response, ToolScript,
 };
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
-pub use script::{CaseDispatch, CaseTools};
+pub use schema::{case_file_schema, requirements_schema};
+pub use script::{scripted_answer, CaseDispatch, CaseTools};

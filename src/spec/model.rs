@@ -4,10 +4,11 @@
 
 use crate::json::{Object, Value};
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One case file: several cases of one function on one topic.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "function", rename_all = "snake_case", deny_unknown_fields)]
 pub enum CaseFile {
     ExecuteToolCalls {
@@ -25,10 +26,11 @@ pub enum CaseFile {
 }
 
 /// A case of `execute_tool_calls`: one or more batches run in a row against one dispatcher.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecCase {
     /// Permanent: never reused, never renumbered.
+    #[schemars(regex(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$"))]
     pub id: String,
     pub description: String,
     /// Ids of the requirements (spec/requirements.json) this case checks.
@@ -40,7 +42,7 @@ pub struct ExecCase {
 }
 
 /// What answers `dispatch` in an `execute_tool_calls` case.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Dispatch {
     /// The exercise's sandbox (RULINGS A, "the sandbox").
@@ -57,22 +59,24 @@ impl Dispatch {
 }
 
 /// One call of `execute_tool_calls` and what it must do.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecBatch {
     /// Passed as given; must be inside the domain (RULINGS A).
+    #[schemars(schema_with = "schemas::exec_calls")]
     pub calls: Value,
     /// Omitted: the function is called without it, testing the default of 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_parallel: Option<u64>,
     /// The list of tool messages.
+    #[schemars(schema_with = "schemas::exec_messages")]
     pub expected: Value,
     /// Every dispatch request, in any order (a multiset).
     pub invocations: Vec<ExecInvocation>,
 }
 
 /// One `dispatch` request: `{"tool": ..., "arguments": ...}`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecInvocation {
     pub tool: String,
@@ -80,9 +84,11 @@ pub struct ExecInvocation {
 }
 
 /// A case of `run_parallel_calls`: scripted tools and one or more batches run in a row.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DedupCase {
+    /// Permanent: never reused, never renumbered.
+    #[schemars(regex(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$"))]
     pub id: String,
     pub description: String,
     pub requirements: Vec<String>,
@@ -92,9 +98,11 @@ pub struct DedupCase {
 }
 
 /// One call of `run_parallel_calls` and what it must do.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DedupBatch {
+    /// Passed as given; must be inside the domain (RULINGS B).
+    #[schemars(schema_with = "schemas::dedup_calls")]
     pub calls: Value,
     /// The result mapping: canonical key to result (entry order carries no meaning).
     pub expected: Object,
@@ -103,7 +111,7 @@ pub struct DedupBatch {
 }
 
 /// One tool invocation: the tool's name and the args object it was called with.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DedupInvocation {
     pub name: String,
@@ -111,7 +119,7 @@ pub struct DedupInvocation {
 }
 
 /// How a scripted tool behaves: data, not code, so any language can replay it.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolScript {
     /// Milliseconds each invocation waits before answering, so concurrent implementations
@@ -128,7 +136,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// The answers to invocations with given args.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Response {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,11 +147,64 @@ pub struct Response {
 }
 
 /// What one invocation does.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Answer {
     /// Returns the value.
     Return { value: Value },
     /// Raises an exception whose `str()` is the message.
     Raise { message: String },
+}
+
+/// Schemas of the fields kept as raw values (so their number literals survive): they state
+/// the domain of RULINGS A and B.
+mod schemas {
+    use schemars::{json_schema, Schema, SchemaGenerator};
+
+    pub fn exec_calls(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["tool"],
+                "properties": {
+                    "tool": {"type": "string"},
+                    "id": {"type": ["string", "null"]},
+                    "arguments": {"type": "object"}
+                }
+            }
+        })
+    }
+
+    pub fn exec_messages(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["role", "tool_call_id", "content"],
+                "properties": {
+                    "role": {"const": "tool"},
+                    "tool_call_id": {"type": "string"},
+                    "content": {"type": "string"}
+                }
+            }
+        })
+    }
+
+    pub fn dedup_calls(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "args": {"type": "object"}
+                }
+            }
+        })
+    }
 }

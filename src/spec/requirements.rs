@@ -1,9 +1,10 @@
 //! The requirements: `spec/requirements.json`, the numbered statements SPEC.md presents.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The requirements file.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequirementsFile {
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -12,10 +13,11 @@ pub struct RequirementsFile {
 }
 
 /// One normative statement with a stable id.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Requirement {
     /// Stable: `EXEC-…`, `SANDBOX-…` or `DEDUP-…`, never reused.
+    #[schemars(regex(pattern = r"^(EXEC|SANDBOX|DEDUP)(-[A-Z0-9]+)+$"))]
     pub id: String,
     pub function: Function,
     pub level: Level,
@@ -26,7 +28,7 @@ pub struct Requirement {
 }
 
 /// Which exercise function a requirement or case is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Function {
     ExecuteToolCalls,
@@ -52,7 +54,7 @@ impl std::fmt::Display for Function {
 }
 
 /// RFC 2119 strength.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Level {
     #[serde(rename = "MUST")]
     Must,

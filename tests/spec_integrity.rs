@@ -1,0 +1,193 @@
+//! The specification is consistent: schemas match the Rust types, every file validates,
+//! every requirement is checked by a case, SPEC.md lists what the files say, and the loader
+//! refuses broken specs with a message that names the file and the case.
+//!
+//! Generated files are rewritten instead of compared when `PARCALL_BLESS=1` is set.
+
+use parcall::json::{self, Value};
+use parcall::spec::{self, markdown, Spec};
+use std::path::{Path, PathBuf};
+
+fn spec_root() -> PathBuf {
+    Spec::bundled_root()
+}
+
+fn bundled() -> Spec {
+    Spec::load(&spec_root()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Compares a generated file with what is committed, or rewrites it when blessing.
+fn assert_generated(path: &Path, generated: &str) {
+    if std::env::var_os("PARCALL_BLESS").is_some() {
+        std::fs::write(path, generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is out of date with the Rust types or spec files; rerun with PARCALL_BLESS=1 \
+         (`PARCALL_BLESS=1 cargo test --test spec_integrity`) and commit the result",
+        path.display()
+    );
+}
+
+#[test]
+fn schemas_are_generated_from_the_rust_types() {
+    let dir = spec_root().join("schema");
+    assert_generated(&dir.join("case.schema.json"), &spec::case_file_schema());
+    assert_generated(&dir.join("requirements.schema.json"), &spec::requirements_schema());
+}
+
+#[test]
+fn spec_md_lists_every_requirement_and_its_cases() {
+    let path = spec_root().join("SPEC.md");
+    let document = std::fs::read_to_string(&path).unwrap();
+    let updated = markdown::with_requirements_section(&document, &bundled())
+        .expect("SPEC.md lost its requirement markers");
+    assert_generated(&path, &updated);
+}
+
+/// A parcall value as `serde_json` sees it, for the schema validator. Infinity has no
+/// JSON spelling; the validator only needs to see a number there.
+fn to_serde(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => (*b).into(),
+        Value::Int(i) => serde_json::from_str(i.as_str())
+            .unwrap_or_else(|_| i.as_str().parse::<f64>().unwrap_or(0.0).into()),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(f64::MAX.into(), Into::into),
+        Value::Str(s) => s.as_str().into(),
+        Value::List(items) => items.iter().map(to_serde).collect(),
+        Value::Object(o) => o.iter().map(|(k, v)| (k.clone(), to_serde(v))).collect(),
+    }
+}
+
+fn validator(schema: &str) -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(schema).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+fn case_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for function in spec::Function::ALL {
+        for entry in std::fs::read_dir(spec_root().join("cases").join(function.name())).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn every_file_validates_against_its_schema() {
+    let cases = validator(&spec::case_file_schema());
+    for path in case_files() {
+        let value = json::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let errors: Vec<String> = cases.iter_errors(&to_serde(&value)).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+    }
+    let requirements = validator(&spec::requirements_schema());
+    let text = std::fs::read_to_string(spec_root().join("requirements.json")).unwrap();
+    let value = to_serde(&json::parse(&text).unwrap());
+    assert!(requirements.is_valid(&value));
+}
+
+#[test]
+fn every_requirement_is_checked_by_a_case() {
+    let spec = bundled();
+    let unchecked: Vec<&str> = spec.unchecked_requirements().iter().map(|r| r.id.as_str()).collect();
+    assert!(unchecked.is_empty(), "requirements without a case: {unchecked:?}");
+}
+
+#[test]
+fn the_suite_is_big_enough_and_versioned() {
+    let spec = bundled();
+    assert!(spec.cases.len() >= 120, "only {} cases", spec.cases.len());
+    assert_eq!(spec.version.split('.').count(), 3);
+}
+
+#[test]
+fn the_seed_examples_are_cases_verbatim() {
+    let spec = bundled();
+    let seed_000 = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/cases/execute_tool_calls/seed.json")).unwrap();
+    for expected in ["toolu_01", "18C, light rain", "call_2", "Standard shipping takes 3-5 business days.",
+        "error: divide raised ZeroDivisionError: division by zero", "error: duplicate tool_call_id 'x'"] {
+        assert!(seed_000.contains(expected), "seed example text {expected:?} missing");
+    }
+    assert!(spec.cases.iter().any(|c| c.id() == "dedup-seed-001"));
+}
+
+/// Both the schema and the loader must refuse each of these breakages of a valid file.
+#[rstest::rstest]
+#[case::unknown_case_field("\"description\": \"Seed example 1", "\"descripton\": \"Seed example 1")]
+#[case::wrong_function_tag("\"function\": \"execute_tool_calls\"", "\"function\": \"execute\"")]
+#[case::bad_case_id("\"id\": \"exec-seed-001\"", "\"id\": \"Exec Seed 1\"")]
+#[case::call_without_tool("\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}", "\"arguments\": {\"city\": \"Paris\"}")]
+#[case::id_not_a_string("\"id\": \"toolu_01\", \"tool\"", "\"id\": 1, \"tool\"")]
+fn schema_and_loader_refuse_the_same_breakage(#[case] from: &str, #[case] to: &str) {
+    let original = std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();
+    let compact = reformat_compact(&original);
+    assert!(compact.contains(from), "fixture text {from:?} not found");
+    let broken = compact.replacen(from, to, 1);
+
+    let value = json::parse(&broken).unwrap();
+    assert!(!validator(&spec::case_file_schema()).is_valid(&to_serde(&value)), "schema accepted it");
+
+    let dir = copy_spec_with("execute_tool_calls/seed.json", &broken);
+    let error = Spec::load(dir.path()).expect_err("loader accepted it");
+    assert!(error.to_string().contains("seed.json"), "{error}");
+}
+
+/// The seed file re-written on one line per object, so fixtures can name fragments.
+fn reformat_compact(text: &str) -> String {
+    json::dumps(&json::parse(text).unwrap(), json::Style { ensure_ascii: false, ..json::Style::PYTHON })
+}
+
+/// A copy of the bundled spec with one case file replaced.
+fn copy_spec_with(relative: &str, text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&spec_root(), dir.path());
+    std::fs::write(dir.path().join("cases").join(relative), text).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[rstest::rstest]
+#[case::unknown_requirement("\"EXEC-ID-GIVEN\"", "\"EXEC-NO-SUCH-THING\"", "names unknown requirement EXEC-NO-SUCH-THING")]
+#[case::requirement_of_other_function("\"EXEC-ID-GIVEN\"", "\"DEDUP-RAISE\"", "requirement DEDUP-RAISE is about run_parallel_calls")]
+#[case::duplicate_case_id("\"exec-seed-002\"", "\"exec-seed-001\"", "case id exec-seed-001 is already used")]
+#[case::invalid_json("\"cases\": [", "\"cases\": [,", "invalid JSON")]
+#[case::sandbox_integer_out_of_range("\"b\": 2}}, {\"tool\": \"lookup_doc\"", "\"b\": 99999999999999999999}}, {\"tool\": \"lookup_doc\"", "outside the sandbox's range")]
+fn loader_names_the_problem(#[case] from: &str, #[case] to: &str, #[case] message: &str) {
+    let original = std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();
+    let compact = reformat_compact(&original);
+    assert!(compact.contains(from), "fixture text {from:?} not found");
+    let dir = copy_spec_with("execute_tool_calls/seed.json", &compact.replacen(from, to, 1));
+    let error = Spec::load(dir.path()).expect_err("loader accepted it").to_string();
+    assert!(error.contains(message), "{error}");
+    assert!(error.contains("cases/execute_tool_calls/seed.json"), "{error}");
+}
+
+#[test]
+fn traceability_names_requirements_without_cases() {
+    let dir = copy_spec_with("execute_tool_calls/seed.json", "{\"function\": \"execute_tool_calls\", \"topic\": \"seed\", \"cases\": []}");
+    for entry in std::fs::read_dir(dir.path().join("cases/run_parallel_calls")).unwrap() {
+        std::fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    let spec = Spec::load(dir.path()).unwrap();
+    let unchecked = spec.unchecked_requirements();
+    assert!(unchecked.iter().any(|r| r.id == "DEDUP-KEY-ORDER"), "{unchecked:?}");
+    assert!(!unchecked.iter().any(|r| r.id == "EXEC-LIMIT-ZERO"), "{unchecked:?}");
+}
