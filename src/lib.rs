@@ -6,3 +6,4 @@ pub mod reference;
 pub mod spec;
 pub mod judge;
 pub mod subject;
+pub mod generate;

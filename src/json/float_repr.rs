@@ -15,16 +15,23 @@ pub fn python_repr(value: f64) -> String {
 }
 
 /// The shortest round-trip digits of a finite non-negative float and the position of the
-/// decimal point relative to them (`value = 0.DIGITS * 10^decimal_point`). Rust's `{:e}`
-/// already produces the shortest round-trip digits, the same ones as CPython's `dtoa` mode 0.
+/// decimal point relative to them (`value = 0.DIGITS * 10^decimal_point`).
+///
+/// Rust's `{:e}` gives the shortest digit count, but when two candidates of that length are
+/// equally close it does not pick the one CPython's `dtoa` picks (round half to even), e.g.
+/// `-1500850849754805.25` must print as `…805.2`. So the digits are formatted again at that
+/// length with Rust's exact, ties-to-even formatting, kept when they still round-trip.
 fn shortest_digits(value: f64) -> (String, i32) {
-    let scientific = format!("{value:e}");
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("`{:e}` always writes an exponent");
+    let shortest = format!("{value:e}");
+    let significant = shortest.split_once('e').map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
+    let exact = format!("{value:.*e}", significant.saturating_sub(1));
+    let chosen = if exact.parse::<f64>() == Ok(value) { exact } else { shortest };
+    let (mantissa, exponent) = chosen.split_once('e').expect("`{:e}` always writes an exponent");
     let exponent: i32 = exponent.parse().expect("`{:e}` writes a decimal exponent");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    (digits, exponent + 1)
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    (digits.to_owned(), exponent + 1)
 }
 
 /// CPython's `float_repr_style = 'short'` layout: fixed notation while
@@ -72,6 +79,7 @@ mod tests {
             (1.5e300, "1.5e+300"),
             (5e-324, "5e-324"),
             (123456.789, "123456.789"),
+            (-1500850849754805.25, "-1500850849754805.2"),
             (f64::INFINITY, "inf"),
             (f64::NEG_INFINITY, "-inf"),
             (f64::NAN, "nan"),

@@ -1,0 +1,131 @@
+//! Strategies for batches of calls: ids absent, `null`, empty, repeated, whitespace, and
+//! colliding with generated `call_<i>` in both directions; sandbox tools with valid and
+//! invalid arguments; unknown tools; duplicate dedup calls with shuffled keys.
+
+use super::values::{args, float, permute_object, tricky_string};
+use crate::json::{Int, Object, Value};
+use proptest::prelude::*;
+
+/// An id as a call may carry it: `None` is an absent `id` field.
+pub fn id() -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => Just(Some(Value::Null)),
+        1 => Just(Some(Value::from(""))),
+        1 => prop::sample::select(vec![" ", "\t", "  "]).prop_map(|s| Some(Value::from(s))),
+        3 => prop::sample::select(vec!["a", "b", "x", "toolu_01"]).prop_map(|s| Some(Value::from(s))),
+        2 => (1usize..8).prop_map(|i| Some(Value::from(format!("call_{i}")))),
+        1 => tricky_string(6).prop_map(|s| Some(Value::from(s))),
+    ]
+}
+
+/// A number inside the sandbox's domain: integers within +-2^53, any float.
+fn sandbox_number() -> impl Strategy<Value = Value> {
+    let limit = 1i64 << 53;
+    prop_oneof![
+        3 => (-20i64..20).prop_map(Value::from),
+        1 => (-limit..=limit).prop_map(Value::from),
+        2 => float().prop_map(Value::Float),
+        1 => Just(Value::Int(Int::from(0))),
+    ]
+}
+
+/// A value of the wrong type for some parameter (or of the right one, by chance).
+fn any_argument() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        sandbox_number(),
+        any::<bool>().prop_map(Value::Bool),
+        Just(Value::Null),
+        prop::sample::select(vec!["Paris", "1", ""]).prop_map(Value::from),
+        Just(Value::List(vec![])),
+    ]
+}
+
+fn city() -> impl Strategy<Value = Value> {
+    prop::sample::select(vec![
+        "Paris", "tokyo", " LIMA ", "\tParis\n", "Atlantis", "it's", "Zürich", "\u{1c}paris", "",
+    ])
+    .prop_map(Value::from)
+}
+
+fn doc_id() -> impl Strategy<Value = Value> {
+    prop::sample::select(vec!["shipping", "refund-policy", "Shipping", "returns", "it's \"x\""]).prop_map(Value::from)
+}
+
+fn object(entries: Vec<(&str, Value)>) -> Object {
+    entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+/// `(tool, arguments)`: mostly valid sandbox calls, sometimes broken arguments or an unknown
+/// tool; `None` arguments means the field is absent.
+pub fn sandbox_request() -> impl Strategy<Value = (String, Option<Object>)> {
+    let arithmetic = (prop::sample::select(vec!["add", "divide"]), sandbox_number(), sandbox_number())
+        .prop_map(|(tool, a, b)| (tool.to_owned(), Some(object(vec![("a", a), ("b", b)]))));
+    let weather = city().prop_map(|c| ("get_weather".to_owned(), Some(object(vec![("city", c)]))));
+    let doc = doc_id().prop_map(|d| ("lookup_doc".to_owned(), Some(object(vec![("doc_id", d)]))));
+    let broken = (
+        prop::sample::select(vec!["add", "divide", "get_weather", "lookup_doc"]),
+        prop::collection::vec((prop::sample::select(vec!["a", "b", "city", "doc_id", "zz", "B"]), any_argument()), 0..4),
+    )
+        .prop_map(|(tool, entries)| (tool.to_owned(), Some(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())));
+    let unknown = prop::sample::select(vec!["get_time", "Add", "search", ""])
+        .prop_map(|t| (t.to_owned(), Some(Object::new())));
+    let bare = prop::sample::select(vec!["add", "get_weather", "ping"]).prop_map(|t| (t.to_owned(), None));
+    prop_oneof![4 => arithmetic, 3 => weather, 2 => doc, 2 => broken, 1 => unknown, 1 => bare]
+}
+
+/// A batch of `execute_tool_calls` calls against the sandbox, as the JSON list sent to an
+/// implementation.
+pub fn exec_calls(max_len: usize) -> impl Strategy<Value = Value> {
+    prop::collection::vec((id(), sandbox_request()), 0..=max_len).prop_map(|calls| {
+        Value::List(
+            calls
+                .into_iter()
+                .map(|(id, (tool, arguments))| {
+                    let mut call = Object::new();
+                    if let Some(id) = id {
+                        call.insert("id".into(), id);
+                    }
+                    call.insert("tool".into(), Value::Str(tool));
+                    if let Some(arguments) = arguments {
+                        call.insert("arguments".into(), Value::Object(arguments));
+                    }
+                    Value::Object(call)
+                })
+                .collect(),
+        )
+    })
+}
+
+/// `max_parallel` for a batch of `len` calls: omitted (`None`), zero, inside and beyond.
+pub fn max_parallel(len: usize) -> impl Strategy<Value = Option<u64>> {
+    prop_oneof![
+        2 => Just(None),
+        1 => Just(Some(0)),
+        4 => (0..=len as u64 + 2).prop_map(Some),
+    ]
+}
+
+/// A batch of `run_parallel_calls` calls over `names`, with many duplicates: calls are
+/// drawn from a few distinct ones, and a repeat may list its args keys in another order.
+pub fn dedup_calls(names: Vec<String>, max_len: usize) -> impl Strategy<Value = Value> {
+    let distinct = prop::collection::vec((prop::sample::select(names), prop::option::weighted(0.85, args(2))), 1..5);
+    (distinct, prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..=max_len)).prop_map(
+        |(distinct, picks)| {
+            Value::List(
+                picks
+                    .into_iter()
+                    .map(|(index, seed)| {
+                        let (name, args) = index.get(&distinct);
+                        let mut call = Object::new();
+                        call.insert("name".into(), Value::Str(name.clone()));
+                        if let Some(args) = args {
+                            call.insert("args".into(), Value::Object(permute_object(args, seed)));
+                        }
+                        Value::Object(call)
+                    })
+                    .collect(),
+            )
+        },
+    )
+}

@@ -1,0 +1,127 @@
+//! The reference against CPython itself (`python3`, which every machine and CI have):
+//! canonical keys on 10,000 generated JSON texts, the sandbox on 5,000 generated requests,
+//! and the Unicode tables the sandbox's `repr` and `strip` use.
+
+use parcall::generate::{calls, values};
+use parcall::json::{self, Style, Value};
+use parcall::reference::{input, DispatchRequest, Dispatcher, Sandbox};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/python_oracle.py");
+
+/// Sends one JSON text per line to the Python oracle and returns its answers, one per line.
+fn ask_python(mode: &str, lines: &[String]) -> Vec<String> {
+    let mut child = Command::new("python3")
+        .args([ORACLE, mode])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs the CPython oracle");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = lines.join("\n") + "\n";
+    // Write on a thread: the oracle answers while it reads, and a full stdout pipe would
+    // otherwise block it while we block on a full stdin pipe.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(output.status.success(), "python3 failed");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| match json::parse(line) {
+            Ok(Value::Str(answer)) => answer,
+            other => panic!("oracle answered {other:?}"),
+        })
+        .collect()
+}
+
+fn generate<S: Strategy>(strategy: S, count: usize) -> Vec<S::Value> {
+    let mut runner = TestRunner::deterministic();
+    (0..count).map(|_| strategy.new_tree(&mut runner).unwrap().current()).collect()
+}
+
+#[test]
+fn canonical_json_matches_cpython_on_10000_texts() {
+    let texts = generate(values::json_text(4), 10_000);
+    let python = ask_python("dumps", &texts);
+    assert_eq!(python.len(), texts.len());
+    let mut mismatches = Vec::new();
+    for (text, expected) in texts.iter().zip(&python) {
+        let ours = match json::parse(text) {
+            Ok(value) => json::dumps(&value, Style::CANONICAL),
+            Err(error) => format!("!parse error: {error}"),
+        };
+        if &ours != expected {
+            mismatches.push(format!("input:  {text}\ncpython: {expected}\nparcall: {ours}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{} of 10000 differ; first:\n{}", mismatches.len(), mismatches[0]);
+}
+
+#[test]
+fn canonical_keys_of_generated_args_match_cpython() {
+    let args = generate(values::args(3), 3_000);
+    let texts: Vec<String> = args.iter().map(|a| json::dumps(&Value::Object(a.clone()), Style::PYTHON)).collect();
+    let python = ask_python("dumps", &texts);
+    for ((args, expected), text) in args.iter().zip(&python).zip(&texts) {
+        let key = parcall::reference::canonical_key("f", Some(args));
+        assert_eq!(key, format!("f({expected})"), "args {text}");
+    }
+}
+
+#[test]
+fn sandbox_matches_cpython_on_5000_requests() {
+    let requests = generate(calls::sandbox_request(), 5_000);
+    let mut lines = Vec::new();
+    let mut ours = Vec::new();
+    for (tool, arguments) in &requests {
+        let arguments = arguments.clone().unwrap_or_default();
+        let request = DispatchRequest { tool, arguments: &arguments };
+        lines.push(json::dumps(&request.to_value(), Style::PYTHON));
+        ours.push(Sandbox.dispatch(request));
+    }
+    let python = ask_python("dispatch", &lines);
+    for ((line, expected), ours) in lines.iter().zip(&python).zip(&ours) {
+        assert_eq!(ours, expected, "request {line}");
+    }
+}
+
+#[test]
+fn sandbox_domain_check_refuses_integers_beyond_2_pow_53() {
+    let calls = input::tool_calls(&json::parse(r#"[{"tool": "add", "arguments": {"a": 9007199254740993, "b": 1}}]"#).unwrap()).unwrap();
+    let error = Sandbox::check_domain(&calls).unwrap_err().to_string();
+    assert!(error.contains("call 1") && error.contains("arguments.a"), "{error}");
+}
+
+#[test]
+fn unicode_tables_match_the_cpython_that_generated_them() {
+    let output = Command::new("python3")
+        .args([concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gen_python_unicode.py")])
+        .output()
+        .expect("python3 runs");
+    let generated = String::from_utf8(output.stdout).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/reference/python_unicode.rs");
+    let committed = std::fs::read_to_string(path).unwrap();
+    let version = |text: &str| text.lines().next().unwrap_or_default().to_owned();
+    if version(&generated) != version(&committed) {
+        // Another CPython (other Unicode version): the tables are for the one named in the file.
+        eprintln!("skipping: tables are {}, this python3 is {}", version(&committed), version(&generated));
+        return;
+    }
+    assert!(generated == committed, "src/reference/python_unicode.rs is stale: rerun scripts/gen_python_unicode.py");
+}
+
+#[test]
+fn float_repr_matches_cpython_on_100000_bit_patterns() {
+    let floats = generate(proptest::num::f64::ANY.prop_filter("finite", |f| f.is_finite()), 100_000);
+    let lines: Vec<String> = floats.iter().map(|f| format!("{}", f.to_bits())).collect();
+    // The oracle reads JSON: an integer per line, the bits of the float, decoded in Python.
+    let python = ask_python("repr_bits", &lines);
+    for ((f, bits), expected) in floats.iter().zip(&lines).zip(&python) {
+        assert_eq!(&json::python_repr(*f), expected, "bits {bits}");
+    }
+}
