@@ -1,1 +1,27 @@
-fn main(){}
+//! The `parcall` binary: parse the command line, run, map the result to an exit code.
+
+use clap::Parser;
+use parcall::cli::{self, exit, Cli};
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
+            let _ = error.print();
+            std::process::exit(code);
+        }
+    };
+    let code = match cli::run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            exit::USAGE
+        }
+    };
+    std::process::exit(code);
+}

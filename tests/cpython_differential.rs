@@ -41,7 +41,9 @@ fn ask_python(mode: &str, lines: &[String]) -> Vec<String> {
 
 fn generate<S: Strategy>(strategy: S, count: usize) -> Vec<S::Value> {
     let mut runner = TestRunner::deterministic();
-    (0..count).map(|_| strategy.new_tree(&mut runner).unwrap().current()).collect()
+    (0..count)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect()
 }
 
 #[test]
@@ -56,16 +58,26 @@ fn canonical_json_matches_cpython_on_10000_texts() {
             Err(error) => format!("!parse error: {error}"),
         };
         if &ours != expected {
-            mismatches.push(format!("input:  {text}\ncpython: {expected}\nparcall: {ours}"));
+            mismatches.push(format!(
+                "input:  {text}\ncpython: {expected}\nparcall: {ours}"
+            ));
         }
     }
-    assert!(mismatches.is_empty(), "{} of 10000 differ; first:\n{}", mismatches.len(), mismatches[0]);
+    assert!(
+        mismatches.is_empty(),
+        "{} of 10000 differ; first:\n{}",
+        mismatches.len(),
+        mismatches[0]
+    );
 }
 
 #[test]
 fn canonical_keys_of_generated_args_match_cpython() {
     let args = generate(values::args(3), 3_000);
-    let texts: Vec<String> = args.iter().map(|a| json::dumps(&Value::Object(a.clone()), Style::PYTHON)).collect();
+    let texts: Vec<String> = args
+        .iter()
+        .map(|a| json::dumps(&Value::Object(a.clone()), Style::PYTHON))
+        .collect();
     let python = ask_python("dumps", &texts);
     for ((args, expected), text) in args.iter().zip(&python).zip(&texts) {
         let key = parcall::reference::canonical_key("f", Some(args));
@@ -80,7 +92,10 @@ fn sandbox_matches_cpython_on_5000_requests() {
     let mut ours = Vec::new();
     for (tool, arguments) in &requests {
         let arguments = arguments.clone().unwrap_or_default();
-        let request = DispatchRequest { tool, arguments: &arguments };
+        let request = DispatchRequest {
+            tool,
+            arguments: &arguments,
+        };
         lines.push(json::dumps(&request.to_value(), Style::PYTHON));
         ours.push(Sandbox.dispatch(request));
     }
@@ -92,15 +107,24 @@ fn sandbox_matches_cpython_on_5000_requests() {
 
 #[test]
 fn sandbox_domain_check_refuses_integers_beyond_2_pow_53() {
-    let calls = input::tool_calls(&json::parse(r#"[{"tool": "add", "arguments": {"a": 9007199254740993, "b": 1}}]"#).unwrap()).unwrap();
+    let calls = input::tool_calls(
+        &json::parse(r#"[{"tool": "add", "arguments": {"a": 9007199254740993, "b": 1}}]"#).unwrap(),
+    )
+    .unwrap();
     let error = Sandbox::check_domain(&calls).unwrap_err().to_string();
-    assert!(error.contains("call 1") && error.contains("arguments.a"), "{error}");
+    assert!(
+        error.contains("call 1") && error.contains("arguments.a"),
+        "{error}"
+    );
 }
 
 #[test]
 fn unicode_tables_match_the_cpython_that_generated_them() {
     let output = Command::new("python3")
-        .args([concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gen_python_unicode.py")])
+        .args([concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/gen_python_unicode.py"
+        )])
         .output()
         .expect("python3 runs");
     let generated = String::from_utf8(output.stdout).unwrap();
@@ -109,15 +133,25 @@ fn unicode_tables_match_the_cpython_that_generated_them() {
     let version = |text: &str| text.lines().next().unwrap_or_default().to_owned();
     if version(&generated) != version(&committed) {
         // Another CPython (other Unicode version): the tables are for the one named in the file.
-        eprintln!("skipping: tables are {}, this python3 is {}", version(&committed), version(&generated));
+        eprintln!(
+            "skipping: tables are {}, this python3 is {}",
+            version(&committed),
+            version(&generated)
+        );
         return;
     }
-    assert!(generated == committed, "src/reference/python_unicode.rs is stale: rerun scripts/gen_python_unicode.py");
+    assert!(
+        generated == committed,
+        "src/reference/python_unicode.rs is stale: rerun scripts/gen_python_unicode.py"
+    );
 }
 
 #[test]
 fn float_repr_matches_cpython_on_100000_bit_patterns() {
-    let floats = generate(proptest::num::f64::ANY.prop_filter("finite", |f| f.is_finite()), 100_000);
+    let floats = generate(
+        proptest::num::f64::ANY.prop_filter("finite", |f| f.is_finite()),
+        100_000,
+    );
     let lines: Vec<String> = floats.iter().map(|f| format!("{}", f.to_bits())).collect();
     // The oracle reads JSON: an integer per line, the bits of the float, decoded in Python.
     let python = ask_python("repr_bits", &lines);

@@ -4,8 +4,8 @@
 use parcall::generate::{calls, values};
 use parcall::json::{Object, Value};
 use parcall::reference::{
-    canonical_key, execute_tool_calls, input, resolve_id, run_parallel_calls, DispatchRequest, Dispatcher,
-    Execution, Results, Sandbox, ToolCall, Tools, DEFAULT_MAX_PARALLEL,
+    canonical_key, execute_tool_calls, input, resolve_id, run_parallel_calls, DispatchRequest,
+    Dispatcher, Execution, Results, Sandbox, ToolCall, Tools, DEFAULT_MAX_PARALLEL,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -19,25 +19,40 @@ struct Recorder(Mutex<Vec<(String, Object)>>);
 
 impl Dispatcher for Recorder {
     fn dispatch(&self, request: DispatchRequest<'_>) -> String {
-        self.0.lock().unwrap().push((request.tool.to_owned(), request.arguments.clone()));
+        self.0
+            .lock()
+            .unwrap()
+            .push((request.tool.to_owned(), request.arguments.clone()));
         Sandbox.dispatch(request)
     }
 }
 
 impl Recorder {
     fn sorted(&self) -> Vec<String> {
-        let mut all: Vec<String> = self.0.lock().unwrap().iter().map(|(t, a)| canonical_key(t, Some(a))).collect();
+        let mut all: Vec<String> = self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(t, a)| canonical_key(t, Some(a)))
+            .collect();
         all.sort();
         all
     }
 }
 
 fn exec_batch() -> impl Strategy<Value = (Vec<ToolCall>, u64)> {
-    calls::exec_calls(10).prop_flat_map(|calls| {
-        let len = calls.as_list().map_or(0, <[Value]>::len);
-        (Just(calls), calls::max_parallel(len))
-    })
-    .prop_map(|(calls, max)| (input::tool_calls(&calls).unwrap(), max.unwrap_or(DEFAULT_MAX_PARALLEL)))
+    calls::exec_calls(10)
+        .prop_flat_map(|calls| {
+            let len = calls.as_list().map_or(0, <[Value]>::len);
+            (Just(calls), calls::max_parallel(len))
+        })
+        .prop_map(|(calls, max)| {
+            (
+                input::tool_calls(&calls).unwrap(),
+                max.unwrap_or(DEFAULT_MAX_PARALLEL),
+            )
+        })
 }
 
 /// Seed 000 read literally, as a student would write it.
@@ -55,7 +70,10 @@ fn naive_execute(calls: &[ToolCall], max_parallel: u64) -> Vec<(String, String)>
             format!("error: too many parallel tool calls (limit {max_parallel})")
         } else {
             let arguments = call.arguments.clone().unwrap_or_default();
-            Sandbox.dispatch(DispatchRequest { tool: &call.tool, arguments: &arguments })
+            Sandbox.dispatch(DispatchRequest {
+                tool: &call.tool,
+                arguments: &arguments,
+            })
         };
         seen.insert(id.clone());
         out.push((id, content));
@@ -64,7 +82,10 @@ fn naive_execute(calls: &[ToolCall], max_parallel: u64) -> Vec<(String, String)>
 }
 
 fn pairs(messages: &[parcall::reference::ToolMessage]) -> Vec<(String, String)> {
-    messages.iter().map(|m| (m.tool_call_id.clone(), m.content.clone())).collect()
+    messages
+        .iter()
+        .map(|m| (m.tool_call_id.clone(), m.content.clone()))
+        .collect()
 }
 
 proptest! {
@@ -139,7 +160,10 @@ struct Probe {
 
 impl Probe {
     fn new(latency_ms: u64) -> Self {
-        Probe { latency: Duration::from_millis(latency_ms), log: Mutex::new(Vec::new()) }
+        Probe {
+            latency: Duration::from_millis(latency_ms),
+            log: Mutex::new(Vec::new()),
+        }
     }
 
     fn invoked(&self) -> Vec<String> {
@@ -155,7 +179,10 @@ impl Tools for Probe {
     }
 
     fn invoke(&self, name: &str, args: &Object) -> Result<Value, String> {
-        self.log.lock().unwrap().push(canonical_key(name, Some(args)));
+        self.log
+            .lock()
+            .unwrap()
+            .push(canonical_key(name, Some(args)));
         std::thread::sleep(self.latency);
         if name.starts_with("boom") {
             return Err(format!("{name} failed"));
@@ -177,14 +204,23 @@ fn naive_dedup(tools: &Probe, calls: &[parcall::reference::DedupCall]) -> HashMa
     let mut cache = HashMap::new();
     for call in calls {
         let args = call.args.clone().unwrap_or_default();
-        let key = format!("{}({})", call.name, parcall::json::dumps(&Value::Object(args.clone()), parcall::json::Style::CANONICAL));
+        let key = format!(
+            "{}({})",
+            call.name,
+            parcall::json::dumps(
+                &Value::Object(args.clone()),
+                parcall::json::Style::CANONICAL
+            )
+        );
         if cache.contains_key(&key) {
             continue;
         }
         let result = if !tools.has_tool(&call.name) {
             Value::from(format!("error: unknown tool '{}'", call.name))
         } else {
-            tools.invoke(&call.name, &args).unwrap_or_else(|e| Value::from(format!("error: {e}")))
+            tools
+                .invoke(&call.name, &args)
+                .unwrap_or_else(|e| Value::from(format!("error: {e}")))
         };
         cache.insert(key, result);
     }
@@ -192,7 +228,10 @@ fn naive_dedup(tools: &Probe, calls: &[parcall::reference::DedupCall]) -> HashMa
 }
 
 fn as_map(results: &Results) -> HashMap<String, Value> {
-    results.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    results
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 proptest! {

@@ -35,7 +35,10 @@ fn assert_generated(path: &Path, generated: &str) {
 fn schemas_are_generated_from_the_rust_types() {
     let dir = spec_root().join("schema");
     assert_generated(&dir.join("case.schema.json"), &spec::case_file_schema());
-    assert_generated(&dir.join("requirements.schema.json"), &spec::requirements_schema());
+    assert_generated(
+        &dir.join("requirements.schema.json"),
+        &spec::requirements_schema(),
+    );
 }
 
 #[test]
@@ -83,7 +86,10 @@ fn every_file_validates_against_its_schema() {
     let cases = validator(&spec::case_file_schema());
     for path in case_files() {
         let value = json::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let errors: Vec<String> = cases.iter_errors(&to_serde(&value)).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = cases
+            .iter_errors(&to_serde(&value))
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
     }
     let requirements = validator(&spec::requirements_schema());
@@ -95,8 +101,15 @@ fn every_file_validates_against_its_schema() {
 #[test]
 fn every_requirement_is_checked_by_a_case() {
     let spec = bundled();
-    let unchecked: Vec<&str> = spec.unchecked_requirements().iter().map(|r| r.id.as_str()).collect();
-    assert!(unchecked.is_empty(), "requirements without a case: {unchecked:?}");
+    let unchecked: Vec<&str> = spec
+        .unchecked_requirements()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(
+        unchecked.is_empty(),
+        "requirements without a case: {unchecked:?}"
+    );
 }
 
 #[test]
@@ -109,29 +122,52 @@ fn the_suite_is_big_enough_and_versioned() {
 #[test]
 fn the_seed_examples_are_cases_verbatim() {
     let spec = bundled();
-    let seed_000 = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/spec/cases/execute_tool_calls/seed.json")).unwrap();
-    for expected in ["toolu_01", "18C, light rain", "call_2", "Standard shipping takes 3-5 business days.",
-        "error: divide raised ZeroDivisionError: division by zero", "error: duplicate tool_call_id 'x'"] {
-        assert!(seed_000.contains(expected), "seed example text {expected:?} missing");
+    let seed_000 = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/spec/cases/execute_tool_calls/seed.json"
+    ))
+    .unwrap();
+    for expected in [
+        "toolu_01",
+        "18C, light rain",
+        "call_2",
+        "Standard shipping takes 3-5 business days.",
+        "error: divide raised ZeroDivisionError: division by zero",
+        "error: duplicate tool_call_id 'x'",
+    ] {
+        assert!(
+            seed_000.contains(expected),
+            "seed example text {expected:?} missing"
+        );
     }
     assert!(spec.cases.iter().any(|c| c.id() == "dedup-seed-001"));
 }
 
 /// Both the schema and the loader must refuse each of these breakages of a valid file.
 #[rstest::rstest]
-#[case::unknown_case_field("\"description\": \"Seed example 1", "\"descripton\": \"Seed example 1")]
+#[case::unknown_case_field(
+    "\"description\": \"Seed example 1",
+    "\"descripton\": \"Seed example 1"
+)]
 #[case::wrong_function_tag("\"function\": \"execute_tool_calls\"", "\"function\": \"execute\"")]
 #[case::bad_case_id("\"id\": \"exec-seed-001\"", "\"id\": \"Exec Seed 1\"")]
-#[case::call_without_tool("\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}", "\"arguments\": {\"city\": \"Paris\"}")]
+#[case::call_without_tool(
+    "\"tool\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}",
+    "\"arguments\": {\"city\": \"Paris\"}"
+)]
 #[case::id_not_a_string("\"id\": \"toolu_01\", \"tool\"", "\"id\": 1, \"tool\"")]
 fn schema_and_loader_refuse_the_same_breakage(#[case] from: &str, #[case] to: &str) {
-    let original = std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();
+    let original =
+        std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();
     let compact = reformat_compact(&original);
     assert!(compact.contains(from), "fixture text {from:?} not found");
     let broken = compact.replacen(from, to, 1);
 
     let value = json::parse(&broken).unwrap();
-    assert!(!validator(&spec::case_file_schema()).is_valid(&to_serde(&value)), "schema accepted it");
+    assert!(
+        !validator(&spec::case_file_schema()).is_valid(&to_serde(&value)),
+        "schema accepted it"
+    );
 
     let dir = copy_spec_with("execute_tool_calls/seed.json", &broken);
     let error = Spec::load(dir.path()).expect_err("loader accepted it");
@@ -140,7 +176,13 @@ fn schema_and_loader_refuse_the_same_breakage(#[case] from: &str, #[case] to: &s
 
 /// The seed file re-written on one line per object, so fixtures can name fragments.
 fn reformat_compact(text: &str) -> String {
-    json::dumps(&json::parse(text).unwrap(), json::Style { ensure_ascii: false, ..json::Style::PYTHON })
+    json::dumps(
+        &json::parse(text).unwrap(),
+        json::Style {
+            ensure_ascii: false,
+            ..json::Style::PYTHON
+        },
+    )
 }
 
 /// A copy of the bundled spec with one case file replaced.
@@ -165,29 +207,63 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 #[rstest::rstest]
-#[case::unknown_requirement("\"EXEC-ID-GIVEN\"", "\"EXEC-NO-SUCH-THING\"", "names unknown requirement EXEC-NO-SUCH-THING")]
-#[case::requirement_of_other_function("\"EXEC-ID-GIVEN\"", "\"DEDUP-RAISE\"", "requirement DEDUP-RAISE is about run_parallel_calls")]
-#[case::duplicate_case_id("\"exec-seed-002\"", "\"exec-seed-001\"", "case id exec-seed-001 is already used")]
+#[case::unknown_requirement(
+    "\"EXEC-ID-GIVEN\"",
+    "\"EXEC-NO-SUCH-THING\"",
+    "names unknown requirement EXEC-NO-SUCH-THING"
+)]
+#[case::requirement_of_other_function(
+    "\"EXEC-ID-GIVEN\"",
+    "\"DEDUP-RAISE\"",
+    "requirement DEDUP-RAISE is about run_parallel_calls"
+)]
+#[case::duplicate_case_id(
+    "\"exec-seed-002\"",
+    "\"exec-seed-001\"",
+    "case id exec-seed-001 is already used"
+)]
 #[case::invalid_json("\"cases\": [", "\"cases\": [,", "invalid JSON")]
-#[case::sandbox_integer_out_of_range("\"b\": 2}}, {\"tool\": \"lookup_doc\"", "\"b\": 99999999999999999999}}, {\"tool\": \"lookup_doc\"", "outside the sandbox's range")]
+#[case::sandbox_integer_out_of_range(
+    "\"b\": 2}}, {\"tool\": \"lookup_doc\"",
+    "\"b\": 99999999999999999999}}, {\"tool\": \"lookup_doc\"",
+    "outside the sandbox's range"
+)]
 fn loader_names_the_problem(#[case] from: &str, #[case] to: &str, #[case] message: &str) {
-    let original = std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();
+    let original =
+        std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();
     let compact = reformat_compact(&original);
     assert!(compact.contains(from), "fixture text {from:?} not found");
-    let dir = copy_spec_with("execute_tool_calls/seed.json", &compact.replacen(from, to, 1));
-    let error = Spec::load(dir.path()).expect_err("loader accepted it").to_string();
+    let dir = copy_spec_with(
+        "execute_tool_calls/seed.json",
+        &compact.replacen(from, to, 1),
+    );
+    let error = Spec::load(dir.path())
+        .expect_err("loader accepted it")
+        .to_string();
     assert!(error.contains(message), "{error}");
-    assert!(error.contains("cases/execute_tool_calls/seed.json"), "{error}");
+    assert!(
+        error.contains("cases/execute_tool_calls/seed.json"),
+        "{error}"
+    );
 }
 
 #[test]
 fn traceability_names_requirements_without_cases() {
-    let dir = copy_spec_with("execute_tool_calls/seed.json", "{\"function\": \"execute_tool_calls\", \"topic\": \"seed\", \"cases\": []}");
+    let dir = copy_spec_with(
+        "execute_tool_calls/seed.json",
+        "{\"function\": \"execute_tool_calls\", \"topic\": \"seed\", \"cases\": []}",
+    );
     for entry in std::fs::read_dir(dir.path().join("cases/run_parallel_calls")).unwrap() {
         std::fs::remove_file(entry.unwrap().path()).unwrap();
     }
     let spec = Spec::load(dir.path()).unwrap();
     let unchecked = spec.unchecked_requirements();
-    assert!(unchecked.iter().any(|r| r.id == "DEDUP-KEY-ORDER"), "{unchecked:?}");
-    assert!(!unchecked.iter().any(|r| r.id == "EXEC-LIMIT-ZERO"), "{unchecked:?}");
+    assert!(
+        unchecked.iter().any(|r| r.id == "DEDUP-KEY-ORDER"),
+        "{unchecked:?}"
+    );
+    assert!(
+        !unchecked.iter().any(|r| r.id == "EXEC-LIMIT-ZERO"),
+        "{unchecked:?}"
+    );
 }

@@ -43,34 +43,73 @@ fn any_argument() -> impl Strategy<Value = Value> {
 
 fn city() -> impl Strategy<Value = Value> {
     prop::sample::select(vec![
-        "Paris", "tokyo", " LIMA ", "\tParis\n", "Atlantis", "it's", "Zürich", "\u{1c}paris", "",
+        "Paris",
+        "tokyo",
+        " LIMA ",
+        "\tParis\n",
+        "Atlantis",
+        "it's",
+        "Zürich",
+        "\u{1c}paris",
+        "",
     ])
     .prop_map(Value::from)
 }
 
 fn doc_id() -> impl Strategy<Value = Value> {
-    prop::sample::select(vec!["shipping", "refund-policy", "Shipping", "returns", "it's \"x\""]).prop_map(Value::from)
+    prop::sample::select(vec![
+        "shipping",
+        "refund-policy",
+        "Shipping",
+        "returns",
+        "it's \"x\"",
+    ])
+    .prop_map(Value::from)
 }
 
 fn object(entries: Vec<(&str, Value)>) -> Object {
-    entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
 }
 
 /// `(tool, arguments)`: mostly valid sandbox calls, sometimes broken arguments or an unknown
 /// tool; `None` arguments means the field is absent.
 pub fn sandbox_request() -> impl Strategy<Value = (String, Option<Object>)> {
-    let arithmetic = (prop::sample::select(vec!["add", "divide"]), sandbox_number(), sandbox_number())
+    let arithmetic = (
+        prop::sample::select(vec!["add", "divide"]),
+        sandbox_number(),
+        sandbox_number(),
+    )
         .prop_map(|(tool, a, b)| (tool.to_owned(), Some(object(vec![("a", a), ("b", b)]))));
     let weather = city().prop_map(|c| ("get_weather".to_owned(), Some(object(vec![("city", c)]))));
     let doc = doc_id().prop_map(|d| ("lookup_doc".to_owned(), Some(object(vec![("doc_id", d)]))));
     let broken = (
         prop::sample::select(vec!["add", "divide", "get_weather", "lookup_doc"]),
-        prop::collection::vec((prop::sample::select(vec!["a", "b", "city", "doc_id", "zz", "B"]), any_argument()), 0..4),
+        prop::collection::vec(
+            (
+                prop::sample::select(vec!["a", "b", "city", "doc_id", "zz", "B"]),
+                any_argument(),
+            ),
+            0..4,
+        ),
     )
-        .prop_map(|(tool, entries)| (tool.to_owned(), Some(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())));
+        .prop_map(|(tool, entries)| {
+            (
+                tool.to_owned(),
+                Some(
+                    entries
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                ),
+            )
+        });
     let unknown = prop::sample::select(vec!["get_time", "Add", "search", ""])
         .prop_map(|t| (t.to_owned(), Some(Object::new())));
-    let bare = prop::sample::select(vec!["add", "get_weather", "ping"]).prop_map(|t| (t.to_owned(), None));
+    let bare =
+        prop::sample::select(vec!["add", "get_weather", "ping"]).prop_map(|t| (t.to_owned(), None));
     prop_oneof![4 => arithmetic, 3 => weather, 2 => doc, 2 => broken, 1 => unknown, 1 => bare]
 }
 
@@ -109,9 +148,18 @@ pub fn max_parallel(len: usize) -> impl Strategy<Value = Option<u64>> {
 /// A batch of `run_parallel_calls` calls over `names`, with many duplicates: calls are
 /// drawn from a few distinct ones, and a repeat may list its args keys in another order.
 pub fn dedup_calls(names: Vec<String>, max_len: usize) -> impl Strategy<Value = Value> {
-    let distinct = prop::collection::vec((prop::sample::select(names), prop::option::weighted(0.85, args(2))), 1..5);
-    (distinct, prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..=max_len)).prop_map(
-        |(distinct, picks)| {
+    let distinct = prop::collection::vec(
+        (
+            prop::sample::select(names),
+            prop::option::weighted(0.85, args(2)),
+        ),
+        1..5,
+    );
+    (
+        distinct,
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..=max_len),
+    )
+        .prop_map(|(distinct, picks)| {
             Value::List(
                 picks
                     .into_iter()
@@ -126,6 +174,5 @@ pub fn dedup_calls(names: Vec<String>, max_len: usize) -> impl Strategy<Value = 
                     })
                     .collect(),
             )
-        },
-    )
+        })
 }

@@ -50,7 +50,7 @@ pub fn float() -> impl Strategy<Value = f64> {
         3 => any::<f64>().prop_filter("NaN is not a JSON number", |f| !f.is_nan()),
         2 => prop::sample::select(vec![
             0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 1e16, 1e15, 1e-4, 1e-5, 5e-324, 2.2250738585072014e-308,
-            1.7976931348623157e308, f64::INFINITY, f64::NEG_INFINITY, 123456789.123456789, 9007199254740993.0,
+            1.7976931348623157e308, f64::INFINITY, f64::NEG_INFINITY, 123_456_789.123_456_79, 9_007_199_254_740_992.0,
         ]),
         1 => (-400i32..400, 1u32..999).prop_map(|(e, m)| format!("{m}e{e}").parse().unwrap_or(0.0)),
     ]
@@ -125,9 +125,13 @@ pub fn json_text(depth: u32) -> impl Strategy<Value = String> {
     ];
     leaf.prop_recursive(depth, 48, 5, |inner| {
         prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(|items| format!("[{}]", items.join(","))),
+            prop::collection::vec(inner.clone(), 0..5)
+                .prop_map(|items| format!("[{}]", items.join(","))),
             prop::collection::vec((key_literal(), inner), 0..5).prop_map(|entries| {
-                let body: Vec<String> = entries.into_iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                let body: Vec<String> = entries
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect();
                 format!("{{{}}}", body.join(", "))
             }),
         ]

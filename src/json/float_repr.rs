@@ -23,10 +23,18 @@ pub fn python_repr(value: f64) -> String {
 /// length with Rust's exact, ties-to-even formatting, kept when they still round-trip.
 fn shortest_digits(value: f64) -> (String, i32) {
     let shortest = format!("{value:e}");
-    let significant = shortest.split_once('e').map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
+    let significant = shortest
+        .split_once('e')
+        .map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
     let exact = format!("{value:.*e}", significant.saturating_sub(1));
-    let chosen = if exact.parse::<f64>() == Ok(value) { exact } else { shortest };
-    let (mantissa, exponent) = chosen.split_once('e').expect("`{:e}` always writes an exponent");
+    let chosen = if exact.parse::<f64>() == Ok(value) {
+        exact
+    } else {
+        shortest
+    };
+    let (mantissa, exponent) = chosen
+        .split_once('e')
+        .expect("`{:e}` always writes an exponent");
     let exponent: i32 = exponent.parse().expect("`{:e}` writes a decimal exponent");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let digits = digits.trim_end_matches('0');
@@ -40,7 +48,10 @@ fn layout(digits: &str, decimal_point: i32) -> String {
     let count = digits.len() as i32;
     if decimal_point > -4 && decimal_point <= 16 {
         if decimal_point <= 0 {
-            format!("0.{}{digits}", "0".repeat(decimal_point.unsigned_abs() as usize))
+            format!(
+                "0.{}{digits}",
+                "0".repeat(decimal_point.unsigned_abs() as usize)
+            )
         } else if decimal_point < count {
             let (whole, fraction) = digits.split_at(decimal_point as usize);
             format!("{whole}.{fraction}")
@@ -79,7 +90,8 @@ mod tests {
             (1.5e300, "1.5e+300"),
             (5e-324, "5e-324"),
             (123456.789, "123456.789"),
-            (-1500850849754805.25, "-1500850849754805.2"),
+            // Exactly halfway between ...805.2 and ...805.3: CPython rounds half to even.
+            (-1_500_850_849_754_805.0 - 0.25, "-1500850849754805.2"),
             (f64::INFINITY, "inf"),
             (f64::NEG_INFINITY, "-inf"),
             (f64::NAN, "nan"),

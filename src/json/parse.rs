@@ -163,7 +163,10 @@ impl Parser<'_> {
             self.digits();
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
-            let sign = usize::from(matches!(self.text.as_bytes().get(self.pos + 1), Some(b'+' | b'-')));
+            let sign = usize::from(matches!(
+                self.text.as_bytes().get(self.pos + 1),
+                Some(b'+' | b'-')
+            ));
             if self.digit_at(self.pos + 1 + sign) {
                 self.pos += 1 + sign;
                 self.digits();
@@ -171,16 +174,22 @@ impl Parser<'_> {
         }
         let literal = &self.text[start..self.pos];
         if self.pos == integer_end {
-            let int = Int::from_literal(literal).expect("the grammar above admits only integers here");
+            let int =
+                Int::from_literal(literal).expect("the grammar above admits only integers here");
             return Ok(Value::Int(int));
         }
         // Rust's float parsing is correctly rounded, like CPython's; overflow gives infinity.
-        let float = literal.parse().map_err(|_| self.error("malformed number"))?;
+        let float = literal
+            .parse()
+            .map_err(|_| self.error("malformed number"))?;
         Ok(Value::Float(float))
     }
 
     fn digit_at(&self, index: usize) -> bool {
-        self.text.as_bytes().get(index).is_some_and(u8::is_ascii_digit)
+        self.text
+            .as_bytes()
+            .get(index)
+            .is_some_and(u8::is_ascii_digit)
     }
 
     fn digits(&mut self) {
@@ -271,10 +280,16 @@ mod tests {
     #[test]
     fn numbers_keep_python_types() {
         assert_eq!(parse("1E2").unwrap(), Value::Float(100.0));
-        assert_eq!(parse("-0").unwrap(), Value::Int(Int::from_literal("0").unwrap()));
+        assert_eq!(
+            parse("-0").unwrap(),
+            Value::Int(Int::from_literal("0").unwrap())
+        );
         assert_eq!(parse("1e400").unwrap(), Value::Float(f64::INFINITY));
         let big = "123456789012345678901234567890";
-        assert_eq!(parse(big).unwrap(), Value::Int(Int::from_literal(big).unwrap()));
+        assert_eq!(
+            parse(big).unwrap(),
+            Value::Int(Int::from_literal(big).unwrap())
+        );
     }
 
     #[test]
@@ -291,7 +306,10 @@ mod tests {
         let error = parse("{\n  \"a\": tru\n}").unwrap_err();
         assert_eq!((error.line, error.column), (2, 8));
         assert!(parse("[1, 2").is_err());
-        assert!(parse(r#""\ud800""#).unwrap_err().message.contains("lone surrogate"));
+        assert!(parse(r#""\ud800""#)
+            .unwrap_err()
+            .message
+            .contains("lone surrogate"));
         assert!(parse("01").is_err());
         assert!(parse(&"[".repeat(10_000)).is_err());
     }

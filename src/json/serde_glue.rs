@@ -81,7 +81,10 @@ impl<'de> de::Deserializer<'de> for &'de Value {
     ) -> Result<V::Value, ShapeError> {
         match self {
             Value::Str(s) => visitor.visit_enum(s.as_str().into_deserializer()),
-            other => Err(de::Error::invalid_type(unexpected(other), &"a string naming a variant")),
+            other => Err(de::Error::invalid_type(
+                unexpected(other),
+                &"a string naming a variant",
+            )),
         }
     }
 
@@ -142,7 +145,10 @@ impl<'de> MapAccess<'de> for ObjectAccess<'de> {
         seed.deserialize(key).map(Some)
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, ShapeError> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, ShapeError> {
         let value = self
             .pending
             .take()
@@ -168,7 +174,10 @@ impl<'de> MapAccess<'de> for IntAccess<'de> {
             .map(Some)
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, ShapeError> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, ShapeError> {
         let digits = self.0.take().unwrap_or_default();
         seed.deserialize(de::value::BorrowedStrDeserializer::new(digits))
     }
@@ -205,7 +214,9 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Int(n.into()))
     }
     fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::Int(Int::from_literal(&n.to_string()).expect("decimal digits")))
+        Ok(Value::Int(
+            Int::from_literal(&n.to_string()).expect("decimal digits"),
+        ))
     }
     fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
         Ok(Value::Float(f))
@@ -242,8 +253,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
 
 /// A value serialises structurally, its numbers as the exact text `json.dumps` writes
 /// (through `serde_json`'s raw values), so integers of any size and float reprs survive.
-/// Strict JSON has no spelling for NaN or the infinities: those are left to the serializer
-/// (`serde_json` writes `null`); the protocol writes them with [`super::dumps`] instead.
+/// Strict JSON has no `Infinity`: infinities are written `1e400` and `-1e400`, literals that
+/// every JSON reader (CPython's, JavaScript's, parcall's) reads back as infinite. NaN has no
+/// such literal and is left to the serializer (`serde_json` writes `null`); the protocol
+/// writes values with [`super::dumps`], in Python's dialect, where NaN survives.
 impl serde::Serialize for Value {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeMap, SerializeSeq};
@@ -255,6 +268,9 @@ impl serde::Serialize for Value {
             Value::Bool(b) => serializer.serialize_bool(*b),
             Value::Int(i) => raw(i.to_string())?.serialize(serializer),
             Value::Float(f) if f.is_finite() => raw(json_float(*f))?.serialize(serializer),
+            Value::Float(f) if f.is_infinite() => {
+                raw(if *f > 0.0 { "1e400" } else { "-1e400" }.to_owned())?.serialize(serializer)
+            }
             Value::Float(f) => serializer.serialize_f64(*f),
             Value::Str(s) => serializer.serialize_str(s),
             Value::List(items) => {

@@ -169,8 +169,12 @@ mod tests {
     fn equality_keeps_types_and_ignores_key_order() {
         assert_ne!(Value::from(1), Value::Float(1.0));
         assert_ne!(Value::from(1), Value::Bool(true));
-        let ab: Object = [("a".into(), 1.into()), ("b".into(), 2.into())].into_iter().collect();
-        let ba: Object = [("b".into(), 2.into()), ("a".into(), 1.into())].into_iter().collect();
+        let ab: Object = [("a".into(), 1.into()), ("b".into(), 2.into())]
+            .into_iter()
+            .collect();
+        let ba: Object = [("b".into(), 2.into()), ("a".into(), 1.into())]
+            .into_iter()
+            .collect();
         assert_eq!(Value::Object(ab), Value::Object(ba));
         assert_eq!(Value::Float(f64::NAN), Value::Float(f64::NAN));
     }

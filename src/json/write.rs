@@ -35,14 +35,22 @@ impl Style {
 /// Writes `value` in `style`.
 pub fn dumps(value: &Value, style: Style) -> String {
     let mut out = String::new();
-    Writer { out: &mut out, style }.value(value, 0);
+    Writer {
+        out: &mut out,
+        style,
+    }
+    .value(value, 0);
     out
 }
 
 /// Writes an object in `style` without wrapping it in a [`Value`] first.
 pub fn dumps_object(object: &Object, style: Style) -> String {
     let mut out = String::new();
-    Writer { out: &mut out, style }.object(object, 0);
+    Writer {
+        out: &mut out,
+        style,
+    }
+    .object(object, 0);
     out
 }
 

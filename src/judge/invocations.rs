@@ -24,17 +24,27 @@ impl InvocationDiff {
 pub fn multiset_difference(expected: &[Value], actual: &[Value]) -> InvocationDiff {
     let mut balance: HashMap<String, (isize, &Value)> = HashMap::new();
     for value in expected {
-        balance.entry(dumps(value, Style::CANONICAL)).or_insert((0, value)).0 += 1;
+        balance
+            .entry(dumps(value, Style::CANONICAL))
+            .or_insert((0, value))
+            .0 += 1;
     }
     for value in actual {
-        balance.entry(dumps(value, Style::CANONICAL)).or_insert((0, value)).0 -= 1;
+        balance
+            .entry(dumps(value, Style::CANONICAL))
+            .or_insert((0, value))
+            .0 -= 1;
     }
     let mut diff = InvocationDiff::default();
     // Report in the order the invocations were listed, so the report is stable.
     for value in expected.iter().chain(actual) {
         let key = dumps(value, Style::CANONICAL);
         if let Some((count, _)) = balance.remove(&key) {
-            let target = if count > 0 { &mut diff.missing } else { &mut diff.unexpected };
+            let target = if count > 0 {
+                &mut diff.missing
+            } else {
+                &mut diff.unexpected
+            };
             target.extend(std::iter::repeat_n(value.clone(), count.unsigned_abs()));
         }
     }
@@ -53,7 +63,9 @@ mod tests {
     #[test]
     fn order_is_ignored_counts_are_not() {
         let expected = values(r#"[{"a": 1}, {"b": 2}, {"b": 2}]"#);
-        assert!(multiset_difference(&expected, &values(r#"[{"b": 2}, {"a": 1}, {"b": 2}]"#)).is_empty());
+        assert!(
+            multiset_difference(&expected, &values(r#"[{"b": 2}, {"a": 1}, {"b": 2}]"#)).is_empty()
+        );
         let diff = multiset_difference(&expected, &values(r#"[{"a": 1}, {"a": 1.0}]"#));
         assert_eq!(diff.missing, values(r#"[{"b": 2}, {"b": 2}]"#));
         assert_eq!(diff.unexpected, values(r#"[{"a": 1.0}]"#));

@@ -24,14 +24,22 @@ pub fn expectations(case: &Case) -> Vec<(Value, Vec<Value>)> {
         Case::Exec(c) => c
             .batches
             .iter()
-            .map(|b| (b.expected.clone(), b.invocations.iter().map(exec_invocation).collect()))
+            .map(|b| {
+                (
+                    b.expected.clone(),
+                    b.invocations.iter().map(exec_invocation).collect(),
+                )
+            })
             .collect(),
         Case::Dedup(c) => c
             .batches
             .iter()
             .map(|b| {
                 let expected = Value::Object(b.expected.clone());
-                (expected, b.invocations.iter().map(dedup_invocation).collect())
+                (
+                    expected,
+                    b.invocations.iter().map(dedup_invocation).collect(),
+                )
             })
             .collect(),
     }
@@ -40,7 +48,10 @@ pub fn expectations(case: &Case) -> Vec<(Value, Vec<Value>)> {
 pub fn exec_invocation(invocation: &ExecInvocation) -> Value {
     let mut object = Object::new();
     object.insert("tool".into(), invocation.tool.as_str().into());
-    object.insert("arguments".into(), Value::Object(invocation.arguments.clone()));
+    object.insert(
+        "arguments".into(),
+        Value::Object(invocation.arguments.clone()),
+    );
     Value::Object(object)
 }
 
@@ -58,7 +69,11 @@ pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
     let expected = expectations(case);
     if runs.len() != expected.len() {
         return Outcome::Fail(Failure::Protocol {
-            message: format!("{} batch results for a case of {} batches", runs.len(), expected.len()),
+            message: format!(
+                "{} batch results for a case of {} batches",
+                runs.len(),
+                expected.len()
+            ),
         });
     }
     for (index, ((output, invocations), run)) in expected.iter().zip(runs).enumerate() {

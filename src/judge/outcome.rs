@@ -9,7 +9,9 @@ pub enum Outcome {
     Pass,
     Fail(Failure),
     /// Not run: filtered out, or given up on after repeated timeouts or crashes.
-    Skipped { reason: String },
+    Skipped {
+        reason: String,
+    },
 }
 
 /// How a case failed. `batch` is 1-based.

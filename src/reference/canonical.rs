@@ -25,7 +25,10 @@ mod tests {
 
     #[test]
     fn seed_example_keys() {
-        assert_eq!(key("search", r#"{"q": "cats"}"#), r#"search({"q": "cats"})"#);
+        assert_eq!(
+            key("search", r#"{"q": "cats"}"#),
+            r#"search({"q": "cats"})"#
+        );
         assert_eq!(canonical_key("ping", None), "ping({})");
         assert_eq!(key("f", r#"{"b": 2, "a": 1}"#), r#"f({"a": 1, "b": 2})"#);
     }

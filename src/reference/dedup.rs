@@ -32,7 +32,8 @@ pub fn distinct_calls<'a>(calls: &'a [DedupCall], empty: &'a Object) -> Vec<Dist
     let mut seen = IndexMap::with_capacity(calls.len());
     for call in calls {
         let key = canonical_key(&call.name, call.args.as_ref());
-        seen.entry(key).or_insert_with(|| (call.name.as_str(), call.args.as_ref().unwrap_or(empty)));
+        seen.entry(key)
+            .or_insert_with(|| (call.name.as_str(), call.args.as_ref().unwrap_or(empty)));
     }
     seen.into_iter()
         .map(|(key, (name, args))| DistinctCall { key, name, args })
@@ -57,5 +58,9 @@ pub fn run_parallel_calls<T: Tools + ?Sized>(
             .invoke(call.name, call.args)
             .unwrap_or_else(|message| Value::Str(format!("error: {message}")))
     });
-    distinct.into_iter().map(|call| call.key).zip(results).collect()
+    distinct
+        .into_iter()
+        .map(|call| call.key)
+        .zip(results)
+        .collect()
 }

@@ -46,7 +46,9 @@ impl Execution {
                 })
                 .collect();
             for worker in workers {
-                let done = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let done = worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 for (index, result) in done {
                     slots[index] = Some(result);
                 }

@@ -28,9 +28,15 @@ pub enum DomainError {
     #[error("`calls` must be a list, got {found}")]
     CallsNotAList { found: &'static str },
     #[error("call {position}: must be an object, got {found}")]
-    CallNotAnObject { position: usize, found: &'static str },
+    CallNotAnObject {
+        position: usize,
+        found: &'static str,
+    },
     #[error("call {position}: field `{field}` is required")]
-    MissingField { position: usize, field: &'static str },
+    MissingField {
+        position: usize,
+        field: &'static str,
+    },
     #[error("call {position}: field `{field}` must be {expected}, got {found}")]
     WrongType {
         position: usize,
@@ -126,7 +132,11 @@ fn each_call<T>(
         .collect()
 }
 
-fn required_str(call: &Object, position: usize, field: &'static str) -> Result<String, DomainError> {
+fn required_str(
+    call: &Object,
+    position: usize,
+    field: &'static str,
+) -> Result<String, DomainError> {
     match call.get(field) {
         Some(Value::Str(s)) => Ok(s.clone()),
         Some(other) => Err(wrong_type(position, field, "a string", other)),
@@ -146,7 +156,12 @@ fn optional_object(
     }
 }
 
-fn wrong_type(position: usize, field: &'static str, expected: &'static str, found: &Value) -> DomainError {
+fn wrong_type(
+    position: usize,
+    field: &'static str,
+    expected: &'static str,
+    found: &Value,
+) -> DomainError {
     DomainError::WrongType {
         position,
         field,
@@ -166,9 +181,18 @@ mod tests {
 
     #[test]
     fn errors_name_the_call_and_field() {
-        assert_eq!(exec_error(r#"{"tool": "add"}"#), "`calls` must be a list, got object");
-        assert_eq!(exec_error(r#"[{"tool": "add"}, 3]"#), "call 2: must be an object, got integer");
-        assert_eq!(exec_error(r#"[{"id": "a"}]"#), "call 1: field `tool` is required");
+        assert_eq!(
+            exec_error(r#"{"tool": "add"}"#),
+            "`calls` must be a list, got object"
+        );
+        assert_eq!(
+            exec_error(r#"[{"tool": "add"}, 3]"#),
+            "call 2: must be an object, got integer"
+        );
+        assert_eq!(
+            exec_error(r#"[{"id": "a"}]"#),
+            "call 1: field `tool` is required"
+        );
         assert_eq!(
             exec_error(r#"[{"tool": "add", "id": 7}]"#),
             "call 1: field `id` must be a string or null, got integer"
@@ -186,9 +210,15 @@ mod tests {
     #[test]
     fn max_parallel_is_a_non_negative_integer() {
         assert_eq!(max_parallel(&parse("0").unwrap()), Ok(0));
-        assert_eq!(max_parallel(&parse("99999999999999999999999").unwrap()), Ok(u64::MAX));
+        assert_eq!(
+            max_parallel(&parse("99999999999999999999999").unwrap()),
+            Ok(u64::MAX)
+        );
         for bad in ["-1", "true", "2.0", "null"] {
-            assert!(max_parallel(&parse(bad).unwrap()).is_err(), "{bad} accepted");
+            assert!(
+                max_parallel(&parse(bad).unwrap()).is_err(),
+                "{bad} accepted"
+            );
         }
     }
 }

@@ -85,7 +85,10 @@ mod tests {
         assert_eq!(repr_str("Atlantis"), "'Atlantis'");
         assert_eq!(repr_str("it's"), "\"it's\"");
         assert_eq!(repr_str("both ' and \""), "'both \\' and \"'");
-        assert_eq!(repr_str("a\u{7f}\u{85}\u{a0}\u{200b}😀\t"), "'a\\x7f\\x85\\xa0\\u200b😀\\t'");
+        assert_eq!(
+            repr_str("a\u{7f}\u{85}\u{a0}\u{200b}😀\t"),
+            "'a\\x7f\\x85\\xa0\\u200b😀\\t'"
+        );
         assert_eq!(repr_str("\u{e0001}"), "'\\U000e0001'");
     }
 

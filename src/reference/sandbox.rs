@@ -13,7 +13,10 @@ const WEATHER: [(&str, &str); 3] = [
 ];
 
 const DOCS: [(&str, &str); 2] = [
-    ("refund-policy", "Refunds are accepted within 30 days with a receipt."),
+    (
+        "refund-policy",
+        "Refunds are accepted within 30 days with a receipt.",
+    ),
     ("shipping", "Standard shipping takes 3-5 business days."),
 ];
 
@@ -102,7 +105,10 @@ fn safe_integer(int: &Int) -> Option<i64> {
 /// The first problem with the arguments: a missing one (parameter order), then an
 /// unexpected one (sorted), then a wrong type (parameter order).
 fn argument_problem(params: &[(&str, Kind)], arguments: &Object) -> Option<String> {
-    if let Some((name, _)) = params.iter().find(|(name, _)| !arguments.contains_key(*name)) {
+    if let Some((name, _)) = params
+        .iter()
+        .find(|(name, _)| !arguments.contains_key(*name))
+    {
         return Some(format!("missing required argument '{name}'"));
     }
     let unexpected = arguments
@@ -155,9 +161,16 @@ impl Number {
 fn run(tool: &str, arguments: &Object) -> Result<String, String> {
     let string = |name: &str| arguments[name].as_str().unwrap_or_default();
     match tool {
-        "add" => Ok(add(Number::of(&arguments["a"]), Number::of(&arguments["b"]))),
+        "add" => Ok(add(
+            Number::of(&arguments["a"]),
+            Number::of(&arguments["b"]),
+        )),
         "divide" => divide(Number::of(&arguments["a"]), Number::of(&arguments["b"])),
-        "get_weather" => lookup(&WEATHER, &python::lower(python::strip(string("city"))), string("city")),
+        "get_weather" => lookup(
+            &WEATHER,
+            &python::lower(python::strip(string("city"))),
+            string("city"),
+        ),
         "lookup_doc" => lookup(&DOCS, string("doc_id"), string("doc_id")),
         _ => unreachable!("only the tools of TOOLS reach here"),
     }

@@ -75,7 +75,11 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.problems.len();
         let plural = if count == 1 { "" } else { "s" };
-        write!(f, "invalid spec in {} ({count} problem{plural})", self.root.display())?;
+        write!(
+            f,
+            "invalid spec in {} ({count} problem{plural})",
+            self.root.display()
+        )?;
         for problem in &self.problems {
             write!(f, "\n  - {problem}")?;
         }
@@ -136,11 +140,20 @@ fn read_text(path: &Path, problems: &mut Vec<String>) -> Option<String> {
 
 fn read_version(root: &Path, problems: &mut Vec<String>) -> String {
     let path = root.join("VERSION");
-    let version = read_text(&path, problems).unwrap_or_default().trim().to_owned();
+    let version = read_text(&path, problems)
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     let parts: Vec<&str> = version.split('.').collect();
-    let semver = parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let semver = parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     if !semver && !version.is_empty() {
-        problems.push(format!("{}: `{version}` is not a MAJOR.MINOR.PATCH version", path.display()));
+        problems.push(format!(
+            "{}: `{version}` is not a MAJOR.MINOR.PATCH version",
+            path.display()
+        ));
     }
     version
 }
@@ -163,7 +176,11 @@ fn read_requirements(root: &Path, problems: &mut Vec<String>) -> Vec<Requirement
     let mut seen = HashSet::new();
     for requirement in &file.requirements {
         if !seen.insert(requirement.id.as_str()) {
-            problems.push(format!("{}: requirement {} is listed twice", path.display(), requirement.id));
+            problems.push(format!(
+                "{}: requirement {} is listed twice",
+                path.display(),
+                requirement.id
+            ));
         }
     }
     file.requirements
@@ -175,7 +192,10 @@ fn case_files(root: &Path, function: Function, problems: &mut Vec<String>) -> Ve
     let entries = match std::fs::read_dir(&folder) {
         Ok(entries) => entries,
         Err(error) => {
-            problems.push(format!("{}: cannot list case files: {error}", folder.display()));
+            problems.push(format!(
+                "{}: cannot list case files: {error}",
+                folder.display()
+            ));
             return Vec::new();
         }
     };
@@ -233,7 +253,12 @@ fn case_problems(case: &SpecCase) -> Vec<String> {
     let mut problems = Vec::new();
     let id = case.id();
     let id_ok = !id.is_empty()
-        && id.split('-').all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        && id.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        });
     if !id_ok {
         problems.push("the id must be lowercase words and digits joined by `-`".to_owned());
     }
@@ -263,8 +288,17 @@ fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
     if let Dispatch::Scripted { tools } = &case.dispatch {
         for (name, script) in tools {
             let answers = script.responses.iter().flat_map(|r| &r.answers);
-            if answers.clone().any(|a| !matches!(a, Answer::Return { value: Value::Str(_) })) {
-                problems.push(format!("scripted dispatch tool `{name}` must only return strings"));
+            if answers.clone().any(|a| {
+                !matches!(
+                    a,
+                    Answer::Return {
+                        value: Value::Str(_)
+                    }
+                )
+            }) {
+                problems.push(format!(
+                    "scripted dispatch tool `{name}` must only return strings"
+                ));
             }
         }
     }
@@ -288,11 +322,16 @@ fn dedup_problems(case: &DedupCase, problems: &mut Vec<String>) {
 
 /// Ids unique across files; every case names existing requirements of its own function.
 fn check_links(requirements: &[Requirement], cases: &[SpecCase], problems: &mut Vec<String>) {
-    let by_id: HashMap<&str, &Requirement> = requirements.iter().map(|r| (r.id.as_str(), r)).collect();
+    let by_id: HashMap<&str, &Requirement> =
+        requirements.iter().map(|r| (r.id.as_str(), r)).collect();
     let mut first_seen: HashMap<&str, &str> = HashMap::new();
     for case in cases {
         if let Some(other) = first_seen.insert(case.id(), &case.file) {
-            problems.push(format!("{}: case id {} is already used in {other}", case.file, case.id()));
+            problems.push(format!(
+                "{}: case id {} is already used in {other}",
+                case.file,
+                case.id()
+            ));
         }
         for requirement in case.requirements() {
             match by_id.get(requirement.as_str()) {

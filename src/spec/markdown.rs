@@ -14,9 +14,17 @@ pub fn requirements_section(spec: &Spec) -> String {
     let mut out = format!("{BEGIN_MARKER}\n");
     for function in Function::ALL {
         let requirements = spec.requirements.iter().filter(|r| r.function == function);
-        let cases = spec.cases.iter().filter(|c| c.function() == function).count();
+        let cases = spec
+            .cases
+            .iter()
+            .filter(|c| c.function() == function)
+            .count();
         let count = requirements.clone().count();
-        writeln!(out, "\n## `{function}`: {count} requirements, {cases} cases\n").unwrap();
+        writeln!(
+            out,
+            "\n## `{function}`: {count} requirements, {cases} cases\n"
+        )
+        .unwrap();
         for requirement in requirements {
             let case_ids: Vec<String> = spec
                 .cases
@@ -46,5 +54,10 @@ pub fn requirements_section(spec: &Spec) -> String {
 pub fn with_requirements_section(document: &str, spec: &Spec) -> Option<String> {
     let start = document.find(BEGIN_MARKER)?;
     let end = document[start..].find(END_MARKER)? + start + END_MARKER.len();
-    Some(format!("{}{}{}", &document[..start], requirements_section(spec), &document[end..]))
+    Some(format!(
+        "{}{}{}",
+        &document[..start],
+        requirements_section(spec),
+        &document[end..]
+    ))
 }

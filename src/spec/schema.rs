@@ -11,7 +11,10 @@ pub fn case_file_schema() -> String {
 
 /// `spec/schema/requirements.schema.json`.
 pub fn requirements_schema() -> String {
-    pretty(schemars::schema_for!(RequirementsFile), "parcall requirements")
+    pretty(
+        schemars::schema_for!(RequirementsFile),
+        "parcall requirements",
+    )
 }
 
 fn pretty(mut schema: schemars::Schema, title: &str) -> String {

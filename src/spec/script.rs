@@ -50,7 +50,9 @@ impl<'a> CaseTools<'a> {
 /// A poisoned lock only means another invocation panicked; the counters stay consistent
 /// because each update is a single insert.
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Tools for CaseTools<'_> {
@@ -69,7 +71,10 @@ impl Tools for CaseTools<'_> {
                 name: name.to_owned(),
                 args: args.clone(),
             });
-            let count = state.counts.entry((name.to_owned(), key.clone())).or_default();
+            let count = state
+                .counts
+                .entry((name.to_owned(), key.clone()))
+                .or_default();
             *count += 1;
             *count - 1
         };
@@ -117,14 +122,21 @@ impl<'a> CaseDispatch<'a> {
         std::mem::take(&mut lock(&self.state).log)
     }
 
-    fn scripted(&self, tools: &IndexMap<String, ToolScript>, request: DispatchRequest<'_>) -> String {
+    fn scripted(
+        &self,
+        tools: &IndexMap<String, ToolScript>,
+        request: DispatchRequest<'_>,
+    ) -> String {
         let Some(script) = tools.get(request.tool) else {
             return format!("error: unknown tool '{}'", request.tool);
         };
         let key = canonical_args(request.arguments);
         let nth = {
             let mut state = lock(&self.state);
-            let count = state.counts.entry((request.tool.to_owned(), key.clone())).or_default();
+            let count = state
+                .counts
+                .entry((request.tool.to_owned(), key.clone()))
+                .or_default();
             *count += 1;
             *count - 1
         };
@@ -132,11 +144,16 @@ impl<'a> CaseDispatch<'a> {
             std::thread::sleep(Duration::from_millis(script.latency_ms));
         }
         match scripted_answer(script, &key, nth) {
-            Some(Answer::Return { value: Value::Str(text) }) => text.clone(),
+            Some(Answer::Return {
+                value: Value::Str(text),
+            }) => text.clone(),
             // The loader refuses scripted dispatch answers that are not strings.
             Some(Answer::Return { value }) => value.to_string(),
             Some(Answer::Raise { message }) => format!("error: {message}"),
-            None => format!("error: parcall: no scripted answer for {}({key})", request.tool),
+            None => format!(
+                "error: parcall: no scripted answer for {}({key})",
+                request.tool
+            ),
         }
     }
 }

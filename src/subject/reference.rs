@@ -1,8 +1,8 @@
 //! The reference implementation as a subject: runs a case in-process with the case's
 //! recording tools.
 
-use crate::judge::{dedup_invocation, exec_invocation, BatchRun};
 use crate::json::{Object, Value};
+use crate::judge::{dedup_invocation, exec_invocation, BatchRun};
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls, DomainError, Execution, DEFAULT_MAX_PARALLEL,
 };
@@ -27,7 +27,11 @@ fn run_exec(case: &ExecCase, execution: Execution) -> Result<Vec<BatchRun>, Doma
             let messages = execute_tool_calls(&calls, max_parallel, &dispatch, execution);
             Ok(BatchRun {
                 output: Value::List(messages.iter().map(|m| m.to_value()).collect()),
-                invocations: dispatch.take_invocations().iter().map(exec_invocation).collect(),
+                invocations: dispatch
+                    .take_invocations()
+                    .iter()
+                    .map(exec_invocation)
+                    .collect(),
             })
         })
         .collect()
@@ -42,7 +46,11 @@ fn run_dedup(case: &DedupCase, execution: Execution) -> Result<Vec<BatchRun>, Do
             let results = run_parallel_calls(&tools, &calls, execution);
             Ok(BatchRun {
                 output: Value::Object(results.into_iter().collect::<Object>()),
-                invocations: tools.take_invocations().iter().map(dedup_invocation).collect(),
+                invocations: tools
+                    .take_invocations()
+                    .iter()
+                    .map(dedup_invocation)
+                    .collect(),
             })
         })
         .collect()
