@@ -1,6 +1,7 @@
 //! The command line: clap definitions (their doc comments are the help) and one function per
 //! subcommand. Results go to stdout, diagnostics to stderr.
 
+mod check;
 pub mod exit;
 mod spec_cmd;
 
@@ -20,9 +21,60 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Check an implementation against the specification.
+    ///
+    /// `parcall check solution.py` loads a Python module that defines
+    /// `execute_tool_calls`, `run_parallel_calls` or both, runs every case of the functions
+    /// it defines, and reports each failure with the input, a diff, the invocations and a
+    /// command that reruns it.
+    Check(CheckArgs),
+    /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
+    /// `parcall check --cmd "parcall reference"` must pass.
+    Reference,
     /// Read the specification without running anything.
     #[command(subcommand)]
     Spec(SpecCommand),
+}
+
+/// `parcall check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The implementation: a Python module (`.py`).
+    #[arg(value_name = "MODULE", required_unless_present = "cmd")]
+    pub implementation: Option<PathBuf>,
+    /// Instead of a module: any program that speaks the protocol (conformance/PROTOCOL.md),
+    /// as one shell-style command line.
+    #[arg(long, value_name = "PROGRAM ARGS", conflicts_with = "implementation")]
+    pub cmd: Option<String>,
+    /// The Python interpreter for `.py` modules.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: std::ffi::OsString,
+    #[command(flatten)]
+    pub spec: SpecArg,
+    /// Only cases of this function (repeatable).
+    #[arg(long, value_enum)]
+    pub function: Vec<crate::spec::Function>,
+    /// Only cases whose id matches this glob, `*` and `?` allowed (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub case: Vec<String>,
+    /// Only cases that check this requirement (repeatable).
+    #[arg(long, value_name = "ID")]
+    pub requirement: Vec<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: crate::report::Format,
+    /// When to colour the human report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: crate::report::ColorChoice,
+    /// Seconds one case may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub timeout: f64,
+    /// Seconds start-up (import included) may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub startup_timeout: f64,
+    /// Address-space limit of the implementation in MiB (0: none).
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    pub memory_mib: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -81,5 +133,10 @@ use crate::spec as parcall_spec;
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Spec(command) => spec_cmd::run(command),
+        Command::Check(args) => check::run(args),
+        Command::Reference => {
+            crate::subject::server::serve_from_environment()?;
+            Ok(exit::SUCCESS)
+        }
     }
 }

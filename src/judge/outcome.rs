@@ -26,7 +26,12 @@ pub enum Failure {
     /// The output was right but tools ran too often, too rarely or with other arguments.
     WrongInvocations { batch: usize, diff: InvocationDiff },
     /// The function raised, or returned something that is not JSON.
-    Exception { batch: usize, message: String },
+    Exception {
+        batch: usize,
+        message: String,
+        /// Trimmed to the implementation's own frames.
+        traceback: String,
+    },
     /// No answer within the deadline.
     Timeout { seconds: f64 },
     /// The implementation's process died.

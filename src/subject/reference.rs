@@ -1,29 +1,43 @@
-//! The reference implementation as a subject: runs a case in-process with the case's
-//! recording tools.
+//! The reference implementation as a subject: runs batches in-process with a case's
+//! recording tools. The spec tests use it directly; `parcall reference` serves it over the
+//! protocol.
 
 use crate::json::{Object, Value};
 use crate::judge::{dedup_invocation, exec_invocation, BatchRun};
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls, DomainError, Execution, DEFAULT_MAX_PARALLEL,
 };
-use crate::spec::{Case, CaseDispatch, CaseTools, DedupCase, ExecCase};
+use crate::spec::{Case, CaseDispatch, CaseTools, Dispatch, ToolScript};
+use indexmap::IndexMap;
+
+/// The arguments of one call of `execute_tool_calls`.
+pub type ExecArguments<'a> = (&'a Value, Option<u64>);
 
 /// Runs every batch of `case` on the reference. Fails only for input outside the domain,
 /// which the spec loader already refuses.
 pub fn run_case(case: &Case, execution: Execution) -> Result<Vec<BatchRun>, DomainError> {
     match case {
-        Case::Exec(c) => run_exec(c, execution),
-        Case::Dedup(c) => run_dedup(c, execution),
+        Case::Exec(c) => run_exec(
+            &c.dispatch,
+            c.batches.iter().map(|b| (&b.calls, b.max_parallel)),
+            execution,
+        ),
+        Case::Dedup(c) => run_dedup(&c.tools, c.batches.iter().map(|b| &b.calls), execution),
     }
 }
 
-fn run_exec(case: &ExecCase, execution: Execution) -> Result<Vec<BatchRun>, DomainError> {
-    let dispatch = CaseDispatch::new(&case.dispatch);
-    case.batches
-        .iter()
-        .map(|batch| {
-            let calls = input::tool_calls(&batch.calls)?;
-            let max_parallel = batch.max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL);
+/// Runs `execute_tool_calls` once per batch against one dispatcher (its answer counters
+/// span the batches, as a case's do).
+pub fn run_exec<'a>(
+    dispatch: &Dispatch,
+    batches: impl Iterator<Item = ExecArguments<'a>>,
+    execution: Execution,
+) -> Result<Vec<BatchRun>, DomainError> {
+    let dispatch = CaseDispatch::new(dispatch);
+    batches
+        .map(|(calls, max_parallel)| {
+            let calls = input::tool_calls(calls)?;
+            let max_parallel = max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL);
             let messages = execute_tool_calls(&calls, max_parallel, &dispatch, execution);
             Ok(BatchRun {
                 output: Value::List(messages.iter().map(|m| m.to_value()).collect()),
@@ -37,12 +51,16 @@ fn run_exec(case: &ExecCase, execution: Execution) -> Result<Vec<BatchRun>, Doma
         .collect()
 }
 
-fn run_dedup(case: &DedupCase, execution: Execution) -> Result<Vec<BatchRun>, DomainError> {
-    let tools = CaseTools::new(&case.tools);
-    case.batches
-        .iter()
-        .map(|batch| {
-            let calls = input::dedup_calls(&batch.calls)?;
+/// Runs `run_parallel_calls` once per batch with one set of scripted tools.
+pub fn run_dedup<'a>(
+    tools: &IndexMap<String, ToolScript>,
+    batches: impl Iterator<Item = &'a Value>,
+    execution: Execution,
+) -> Result<Vec<BatchRun>, DomainError> {
+    let tools = CaseTools::new(tools);
+    batches
+        .map(|calls| {
+            let calls = input::dedup_calls(calls)?;
             let results = run_parallel_calls(&tools, &calls, execution);
             Ok(BatchRun {
                 output: Value::Object(results.into_iter().collect::<Object>()),

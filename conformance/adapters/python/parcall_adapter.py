@@ -1,0 +1,354 @@
+"""parcall's Python adapter: loads an exercise-style module and serves it over the parcall
+protocol, version 1 (conformance/PROTOCOL.md).
+
+    python3 parcall_adapter.py path/to/solution.py
+
+The protocol travels on private file descriptors (PARCALL_PROTOCOL_FDS, default "3,4"),
+moved out of the module's reach before it is imported: nothing the module does with print,
+sys.stdin or fds 0/1/2 can corrupt or feed the protocol. What the module prints is
+captured and reported with the case that printed it.
+
+The runner owns the tools: each case message says what dispatch (execute_tool_calls) or
+each tool (run_parallel_calls) answers; this adapter answers from that table, records every
+invocation and reports it. Standard library only; CPython 3.8 and later."""
+import copy
+import fcntl
+import importlib.util
+import inspect
+import io
+import json
+import os
+import platform
+import sys
+import threading
+import time
+import traceback
+
+PROTOCOL_VERSION = 1
+OUTPUT_CAP = 64 * 1024
+FUNCTIONS = ("execute_tool_calls", "run_parallel_calls")
+
+
+# ------------------------------------------------------------------------------------------
+# Protocol channel
+# ------------------------------------------------------------------------------------------
+def take_protocol_fds():
+    """Moves the protocol fds above the module's usual range, closes the originals and keeps
+    them from child processes, so the module cannot stumble on them."""
+    spec = os.environ.pop("PARCALL_PROTOCOL_FDS", "3,4")
+    read_fd, write_fd = (int(part) for part in spec.split(","))
+    moved = []
+    for fd in (read_fd, write_fd):
+        new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 300)
+        os.close(fd)
+        moved.append(new)
+    return os.fdopen(moved[0], "rb"), os.fdopen(moved[1], "wb")
+
+
+class Channel:
+    def __init__(self):
+        self.reader, self.writer = take_protocol_fds()
+        self.lock = threading.Lock()
+
+    def receive(self):
+        line = self.reader.readline()
+        if not line:
+            return None
+        return json.loads(line.decode("utf-8"))
+
+    def send(self, message):
+        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        with self.lock:
+            self.writer.write(data)
+            self.writer.flush()
+
+
+# ------------------------------------------------------------------------------------------
+# Output capture
+# ------------------------------------------------------------------------------------------
+class Capture(io.TextIOBase):
+    """Stands in for sys.stdout and sys.stderr: keeps what is printed, up to a cap."""
+
+    def __init__(self):
+        super().__init__()
+        self._lock = threading.Lock()
+        self._parts, self._size, self._dropped = [], 0, 0
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not " + type(text).__name__)
+        with self._lock:
+            room = max(0, OUTPUT_CAP - self._size)
+            kept = text[:room]
+            self._parts.append(kept)
+            self._size += len(kept)
+            self._dropped += len(text) - len(kept)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def close(self):
+        # A module that closes sys.stdout must not stop the capture of what comes next.
+        pass
+
+    def take(self):
+        with self._lock:
+            text = "".join(self._parts)
+            if self._dropped:
+                text += "\n[parcall: %d more characters not shown]\n" % self._dropped
+            self._parts, self._size, self._dropped = [], 0, 0
+        return text
+
+
+# ------------------------------------------------------------------------------------------
+# JSON conversion: only real JSON values leave the adapter
+# ------------------------------------------------------------------------------------------
+class NotJson(Exception):
+    pass
+
+
+def to_json(value, path="$"):
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, list):
+        return [to_json(item, "%s[%d]" % (path, i)) for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise NotJson("%s has a key of type %s (%r); JSON object keys are strings"
+                              % (path, type(key).__name__, key))
+            out[key] = to_json(item, "%s[%r]" % (path, key))
+        return out
+    raise NotJson("%s is a %s (%s), which is not a JSON value"
+                  % (path, type(value).__name__, short_repr(value)))
+
+
+def short_repr(value):
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not break the report
+        text = "<unrepresentable>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def snapshot(value):
+    """A JSON copy of what an invocation received, taken at once (the caller may mutate it)."""
+    try:
+        return to_json(value)
+    except NotJson as e:
+        return {"$parcall_not_json": str(e)}
+
+
+def canonical(value):
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return "<not json: %s>" % short_repr(value)
+
+
+# ------------------------------------------------------------------------------------------
+# Tools: answered from the case's scripts, every invocation recorded
+# ------------------------------------------------------------------------------------------
+class Scripts:
+    """The case's tool scripts. Counters live for the whole case, so successive batches see
+    successive answers; everything is thread-safe, since implementations may run calls
+    concurrently."""
+
+    def __init__(self, tools):
+        self.tools = tools
+        self.keys = {name: [None if "args" not in r else canonical(r["args"]) for r in script["responses"]]
+                     for name, script in tools.items()}
+        self.counts = {}
+        self.invocations = []
+        self.lock = threading.Lock()
+
+    def answer(self, name, args, record):
+        key = canonical(args)
+        with self.lock:
+            self.invocations.append(record)
+            n = self.counts.get((name, key), 0)
+            self.counts[(name, key)] = n + 1
+        script = self.tools.get(name) if isinstance(name, str) else None
+        if script is None:
+            return None
+        latency = script.get("latency_ms", 0)
+        if latency:
+            time.sleep(latency / 1000.0)  # outside the lock: concurrent calls overlap
+        for response, response_key in zip(script["responses"], self.keys[name]):
+            if response_key is None or response_key == key:
+                answers = response["answers"]
+                return answers[min(n, len(answers) - 1)]
+        return None
+
+    def take_invocations(self):
+        with self.lock:
+            taken, self.invocations = self.invocations, []
+        return taken
+
+    def dispatch(self):
+        def dispatch(request):
+            tool = request.get("tool") if isinstance(request, dict) else None
+            arguments = request.get("arguments") if isinstance(request, dict) else None
+            answer = self.answer(tool, arguments, {"tool": snapshot(tool), "arguments": snapshot(arguments)})
+            if answer is None:
+                return "error: parcall: no scripted answer for %s(%s)" % (tool, canonical(arguments))
+            if answer["type"] == "raise":
+                return "error: " + answer["message"]
+            return copy.deepcopy(answer["value"])
+        return dispatch
+
+    def tool(self, name):
+        def tool(args):
+            answer = self.answer(name, args, {"name": name, "args": snapshot(args)})
+            if answer is None:
+                raise RuntimeError("parcall: no scripted answer for %s(%s)" % (name, canonical(args)))
+            if answer["type"] == "raise":
+                raise RuntimeError(answer["message"])
+            return copy.deepcopy(answer["value"])
+        tool.__name__ = name if name.isidentifier() else "tool"
+        return tool
+
+
+# ------------------------------------------------------------------------------------------
+# Loading the module
+# ------------------------------------------------------------------------------------------
+def module_frames_only(tb, module_file):
+    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == module_file]
+    return "".join(traceback.format_list(frames))
+
+
+def describe(exc, module_file):
+    lines = traceback.format_exception_only(type(exc), exc)
+    message = "".join(lines).strip()
+    return message, module_frames_only(exc.__traceback__, module_file)
+
+
+def load(path):
+    module_file = os.path.abspath(path)
+    name = os.path.splitext(os.path.basename(module_file))[0]
+    if not name.isidentifier():
+        name = "submission"
+    sys.path[0] = os.path.dirname(module_file)
+    spec = importlib.util.spec_from_file_location(name, module_file)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot import %s: not a Python module" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module, module_file
+
+
+def signature_problem(name, fn):
+    """How the runner calls each function: execute_tool_calls(calls) and
+    execute_tool_calls(calls, max_parallel), run_parallel_calls(tools, calls)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    shapes = {"execute_tool_calls": [("calls",), ("calls", "max_parallel")],
+              "run_parallel_calls": [("tools", "calls")]}[name]
+    for shape in shapes:
+        try:
+            signature.bind(*shape)
+        except TypeError as e:
+            return "%s%s cannot be called as %s(%s): %s" % (name, signature, name, ", ".join(shape), e)
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# Running cases
+# ------------------------------------------------------------------------------------------
+def run_batch(module, module_file, request, scripts, batch):
+    calls = batch["calls"]
+    try:
+        if request["function"] == "execute_tool_calls":
+            module.dispatch = scripts.dispatch()
+            fn = module.execute_tool_calls
+            args = (calls,) if "max_parallel" not in batch else (calls, batch["max_parallel"])
+        else:
+            fn = module.run_parallel_calls
+            args = ({name: scripts.tool(name) for name in request["tools"]}, calls)
+        result = fn(*args)
+    except BaseException as e:  # noqa: BLE001 - SystemExit from the module is its failure too
+        message, tb = describe(e, module_file)
+        return {"status": "raised", "message": message, "traceback": tb, "invocations": scripts.take_invocations()}
+    try:
+        output = to_json(result)
+    except NotJson as e:
+        return {"status": "raised", "message": "returned a value that is not JSON: " + str(e),
+                "traceback": "", "invocations": scripts.take_invocations()}
+    return {"status": "returned", "output": output, "invocations": scripts.take_invocations()}
+
+
+def run_case(module, module_file, request, capture):
+    scripts = Scripts(request["tools"])
+    replies = []
+    for batch in request["batches"]:
+        reply = run_batch(module, module_file, request, scripts, batch)
+        replies.append(reply)
+        if reply["status"] == "raised":
+            break
+    return {"type": "result", "id": request["id"], "batches": replies, "output": capture.take()}
+
+
+def main():
+    channel = Channel()
+    capture = Capture()
+    sys.stdout = sys.stderr = capture
+    hello = channel.receive()
+    if not hello or hello.get("type") != "hello":
+        return 2
+    info = {"name": os.path.basename(sys.argv[1]) if len(sys.argv) > 1 else "?",
+            "language": "python", "version": platform.python_version()}
+    reply = {"type": "hello", "protocol": PROTOCOL_VERSION, "implementation": info,
+             "functions": [], "problems": []}
+    module = module_file = None
+    try:
+        if len(sys.argv) != 2:
+            raise SystemExit("usage: parcall_adapter.py MODULE.py")
+        module, module_file = load(sys.argv[1])
+    except BaseException as e:  # noqa: BLE001 - any failure at import is the module's
+        message, tb = describe(e, os.path.abspath(sys.argv[-1]))
+        reply["load_error"] = (tb + message) if tb else message
+    if module is not None:
+        for name in FUNCTIONS:
+            fn = getattr(module, name, None)
+            if callable(fn):
+                reply["functions"].append(name)
+                problem = signature_problem(name, fn)
+                if problem:
+                    reply["problems"].append(problem)
+    reply["output"] = capture.take()
+    channel.send(reply)
+    while True:
+        request = channel.receive()
+        if request is None or request.get("type") == "shutdown":
+            channel.send({"type": "bye"})
+            return 0
+        try:
+            channel.send(run_case(module, module_file, request, capture))
+        except Exception as e:  # noqa: BLE001 - an adapter failure is reported, not fatal
+            channel.send({"type": "result", "id": request.get("id", 0), "output": capture.take(),
+                          "batches": [{"status": "raised", "traceback": "", "invocations": [],
+                                       "message": "parcall adapter failed: %s: %s" % (type(e).__name__, e)}]})
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    os._exit(code or 0)

@@ -1,0 +1,344 @@
+//! Supervising an untrusted implementation process: the protocol on private pipes (fds 3
+//! and 4 in the child), stdout and stderr drained on threads into bounded tails, limits set
+//! before exec, a deadline on every read, and the whole process group killed and reaped on
+//! drop, with a sweep for anything that escaped the group.
+
+mod reaper;
+mod tail;
+
+pub use reaper::{sweep, MARKER_VARIABLE};
+pub use tail::Tail;
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::Instant;
+
+/// The fds the child reads requests from and writes replies to.
+pub const CHILD_REQUEST_FD: i32 = 3;
+pub const CHILD_REPLY_FD: i32 = 4;
+/// Tells the child where the protocol is, as `"READ,WRITE"`.
+pub const PROTOCOL_FDS_VARIABLE: &str = "PARCALL_PROTOCOL_FDS";
+
+/// What the child may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Address-space limit (RLIMIT_AS) in bytes.
+    pub memory_bytes: Option<u64>,
+    /// The longest protocol line accepted, in bytes.
+    pub max_line_bytes: usize,
+    /// How much of stdout and stderr is kept (the last bytes).
+    pub tail_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            memory_bytes: Some(2 << 30),
+            max_line_bytes: 64 << 20,
+            tail_bytes: 16 << 10,
+        }
+    }
+}
+
+/// The program to run and how.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// Extra environment variables (the rest is inherited unless `clear_env`).
+    pub env: Vec<(OsString, OsString)>,
+    pub clear_env: bool,
+    pub current_dir: Option<std::path::PathBuf>,
+    pub limits: Limits,
+}
+
+/// One event on the reply channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Line(String),
+    /// A line longer than the limit; the channel is abandoned after it.
+    LineTooLong,
+    /// The child closed its end (usually: it exited).
+    Closed,
+}
+
+/// What waiting for a line gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    Event(Event),
+    Timeout,
+}
+
+/// A running implementation process. Dropping it kills the whole group and reaps it.
+pub struct Child {
+    child: std::process::Child,
+    requests: Option<Sender<String>>,
+    replies: Receiver<Event>,
+    stdout: Arc<Mutex<Tail>>,
+    stderr: Arc<Mutex<Tail>>,
+    marker: String,
+    threads: Vec<JoinHandle<()>>,
+    status: Option<ExitStatus>,
+}
+
+/// Creates a pipe whose ends close on exec, moved to fds above 9 so placing the child's ends
+/// on 3 and 4 can never clobber one of them.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two fds into the array we own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both fds were just created and are owned by nobody else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    Ok((high(read)?, high(write)?))
+}
+
+fn high(fd: OwnedFd) -> io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC duplicates an fd we own into a new one we then own.
+    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+    if new < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `new` is a fresh fd returned by fcntl.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Child {
+    /// Starts the program with the protocol on fds 3 (requests) and 4 (replies), stdin from
+    /// /dev/null, stdout and stderr drained into tails, in a new process group.
+    pub fn spawn(launch: &Launch) -> io::Result<Child> {
+        let (request_read, request_write) = pipe()?;
+        let (reply_read, reply_write) = pipe()?;
+        let marker = format!(
+            "{}-{}-{}",
+            std::process::id(),
+            RUN_COUNTER.fetch_add(1, Ordering::Relaxed),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        );
+        let mut command = Command::new(&launch.program);
+        command.args(&launch.args);
+        if launch.clear_env {
+            command.env_clear();
+        }
+        command
+            .envs(launch.env.iter().map(|(k, v)| (k, v)))
+            .env(
+                PROTOCOL_FDS_VARIABLE,
+                format!("{CHILD_REQUEST_FD},{CHILD_REPLY_FD}"),
+            )
+            .env(MARKER_VARIABLE, &marker)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = &launch.current_dir {
+            command.current_dir(dir);
+        }
+        let child_fds = (request_read.as_raw_fd(), reply_write.as_raw_fd());
+        let memory = launch.limits.memory_bytes;
+        // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
+        // functions (dup2, setrlimit, prctl, getppid) on values copied in beforehand.
+        unsafe {
+            command.pre_exec(move || child_setup(child_fds, memory));
+        }
+        let mut child = command.spawn()?;
+        // The child has its copies; ours must close, or EOF would never be seen.
+        drop(request_read);
+        drop(reply_write);
+        let stdout = Arc::new(Mutex::new(Tail::new(launch.limits.tail_bytes)));
+        let stderr = Arc::new(Mutex::new(Tail::new(launch.limits.tail_bytes)));
+        let mut threads = Vec::new();
+        threads.push(drain(child.stdout.take().expect("piped"), stdout.clone()));
+        threads.push(drain(child.stderr.take().expect("piped"), stderr.clone()));
+        let (requests, request_rx) = mpsc::channel::<String>();
+        threads.push(write_requests(File::from(request_write), request_rx));
+        let (reply_tx, replies) = mpsc::channel();
+        threads.push(read_replies(
+            File::from(reply_read),
+            reply_tx,
+            launch.limits.max_line_bytes,
+        ));
+        Ok(Child {
+            child,
+            requests: Some(requests),
+            replies,
+            stdout,
+            stderr,
+            marker,
+            threads,
+            status: None,
+        })
+    }
+
+    /// Queues a line for the child. Never blocks: a writer thread feeds the pipe, so a child
+    /// that stops reading cannot stall the runner.
+    pub fn send(&self, line: String) {
+        if let Some(requests) = &self.requests {
+            // A closed channel means the child is gone; the reader will report it.
+            let _ = requests.send(line);
+        }
+    }
+
+    /// The next reply line, or `Timeout` at the deadline.
+    pub fn receive(&self, deadline: Instant) -> Received {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.replies.recv_timeout(wait) {
+            Ok(event) => Received::Event(event),
+            Err(RecvTimeoutError::Timeout) => Received::Timeout,
+            Err(RecvTimeoutError::Disconnected) => Received::Event(Event::Closed),
+        }
+    }
+
+    /// The last bytes the child wrote to stderr (and stdout, which the adapters leave to the
+    /// module: only output that bypassed the capture lands there).
+    pub fn output_tail(&self) -> String {
+        let stderr = lock(&self.stderr).text();
+        let stdout = lock(&self.stdout).text();
+        match (stdout.trim().is_empty(), stderr.trim().is_empty()) {
+            (true, _) => stderr,
+            (false, true) => stdout,
+            (false, false) => format!("{stdout}\n{stderr}"),
+        }
+    }
+
+    /// Waits up to the deadline for the child to exit by itself; kills it otherwise.
+    pub fn finish(&mut self, deadline: Instant) -> Option<ExitStatus> {
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.status = Some(status);
+                break;
+            }
+            thread::sleep(std::time::Duration::from_millis(5));
+        }
+        self.kill();
+        self.status
+    }
+
+    /// How the child ended, if it has.
+    pub fn exit_status(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            self.status = self.child.try_wait().ok().flatten();
+        }
+        self.status
+    }
+
+    /// Kills the process group and anything that escaped it, and reaps the child.
+    pub fn kill(&mut self) {
+        reaper::kill_group(self.child.id() as i32);
+        reaper::sweep(&self.marker);
+        if let Ok(status) = self.child.wait() {
+            self.status.get_or_insert(status);
+        }
+        // Closing the request channel ends the writer thread; the readers end at EOF once
+        // every process holding the pipes is dead. They are detached, not joined: a process
+        // that escaped both the group and the sweep must not hang the runner.
+        self.requests = None;
+        self.threads.clear();
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// In the child, between fork and exec.
+fn child_setup((request, reply): (i32, i32), memory: Option<u64>) -> io::Result<()> {
+    // SAFETY (whole function): only async-signal-safe calls on plain integers.
+    unsafe {
+        // dup2 onto 3 and 4 clears close-on-exec on the copies; the originals (above 9)
+        // still close at exec.
+        if libc::dup2(request, CHILD_REQUEST_FD) < 0 || libc::dup2(reply, CHILD_REPLY_FD) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // Die with the runner, whatever kills it.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        let no_core = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+        if let Some(bytes) = memory {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn drain(mut source: impl Read + Send + 'static, tail: Arc<Mutex<Tail>>) -> JoinHandle<()> {
+    thread::spawn(move || {
+        let mut buffer = [0u8; 8192];
+        // Read until EOF whatever the child writes: a full pipe would block the child.
+        while let Ok(n) = source.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            lock(&tail).push(&buffer[..n]);
+        }
+    })
+}
+
+fn write_requests(mut pipe: File, lines: Receiver<String>) -> JoinHandle<()> {
+    thread::spawn(move || {
+        for line in lines {
+            // EPIPE: the child is gone (SIGPIPE is ignored in Rust programs).
+            if pipe.write_all(line.as_bytes()).is_err() {
+                break;
+            }
+        }
+    })
+}
+
+fn read_replies(pipe: File, events: Sender<Event>, max_line: usize) -> JoinHandle<()> {
+    thread::spawn(move || {
+        let mut reader = BufReader::with_capacity(1 << 16, pipe);
+        loop {
+            let mut line = Vec::new();
+            let limit = (max_line + 1) as u64;
+            match reader.by_ref().take(limit).read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => {
+                    let _ = events.send(Event::Closed);
+                    return;
+                }
+                Ok(_) if line.last() != Some(&b'\n') && line.len() > max_line => {
+                    let _ = events.send(Event::LineTooLong);
+                    return;
+                }
+                Ok(_) => {
+                    let text = String::from_utf8_lossy(&line)
+                        .trim_end_matches(['\n', '\r'])
+                        .to_owned();
+                    if events.send(Event::Line(text)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,58 @@
+//! The wire protocol between the runner and an implementation under test: message types,
+//! line encoding, and the tool tables the runner computes so a case costs one round trip.
+
+mod messages;
+mod tables;
+
+pub use messages::{
+    BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply,
+    Request, PROTOCOL_VERSION,
+};
+pub use tables::case_request;
+
+use crate::json::{self, Style};
+use thiserror::Error;
+
+/// A line from the implementation that is not a valid reply.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DecodeError {
+    #[error("not JSON: {0}")]
+    Json(#[from] json::ParseError),
+    #[error("not a protocol reply: {0}")]
+    Shape(#[from] json::ShapeError),
+}
+
+/// Encodes a request as one line (newline included), in Python's JSON dialect so floats,
+/// integers of any size and infinities reach the implementation exactly.
+pub fn encode(request: &Request) -> String {
+    // serde_json writes the structure; values inside were already written by `Value`'s
+    // Serialize impl as exact literals. Re-reading and writing with `dumps` keeps one
+    // dialect everywhere.
+    encode_message(request)
+}
+
+/// Decodes one reply line.
+pub fn decode(line: &str) -> Result<Reply, DecodeError> {
+    decode_as(line)
+}
+
+/// Decodes one line as any protocol message (`Request` on the implementation's side).
+pub fn decode_as<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, DecodeError> {
+    let value = json::parse(line)?;
+    Ok(json::from_value(&value)?)
+}
+
+/// Encodes any protocol message as one line, newline included.
+pub fn encode_message<T: serde::Serialize>(message: &T) -> String {
+    let text = serde_json::to_string(message).expect("protocol messages are plain data");
+    let value = json::parse(&text).expect("serde_json writes valid JSON");
+    let mut line = json::dumps(
+        &value,
+        Style {
+            ensure_ascii: false,
+            ..Style::PYTHON
+        },
+    );
+    line.push('\n');
+    line
+}

@@ -1,0 +1,94 @@
+//! The tool behaviour a case message carries. The runner owns the tools: for
+//! `execute_tool_calls` it computes the sandbox's answer to every dispatch request the
+//! case's batches could make; for `run_parallel_calls` it sends the case's scripts.
+
+use super::messages::{BatchRequest, CaseRequest};
+use crate::json::{Object, Value};
+use crate::reference::{input, DispatchRequest, Dispatcher, Sandbox};
+use crate::spec::{Answer, Case, Dispatch, ExecCase, Response, ToolScript};
+use indexmap::IndexMap;
+
+/// The message that runs `case`, with correlation id `id`.
+pub fn case_request(id: u64, case_id: &str, case: &Case) -> CaseRequest {
+    match case {
+        Case::Exec(exec) => CaseRequest {
+            id,
+            case: case_id.to_owned(),
+            function: crate::spec::Function::ExecuteToolCalls,
+            tools: dispatch_table(exec),
+            batches: exec
+                .batches
+                .iter()
+                .map(|b| BatchRequest {
+                    calls: b.calls.clone(),
+                    max_parallel: b.max_parallel,
+                })
+                .collect(),
+        },
+        Case::Dedup(dedup) => CaseRequest {
+            id,
+            case: case_id.to_owned(),
+            function: crate::spec::Function::RunParallelCalls,
+            tools: dedup.tools.clone(),
+            batches: dedup
+                .batches
+                .iter()
+                .map(|b| BatchRequest {
+                    calls: b.calls.clone(),
+                    max_parallel: None,
+                })
+                .collect(),
+        },
+    }
+}
+
+/// Every `(tool, arguments)` the calls of the case's batches name, `arguments` defaulting
+/// to `{}`, in first-appearance order.
+fn requests(case: &ExecCase) -> Vec<(String, Object)> {
+    let mut seen = Vec::new();
+    for batch in &case.batches {
+        // The loader has checked the domain; a batch outside it contributes nothing.
+        for call in input::tool_calls(&batch.calls).unwrap_or_default() {
+            let request = (call.tool, call.arguments.unwrap_or_default());
+            if !seen.contains(&request) {
+                seen.push(request);
+            }
+        }
+    }
+    seen
+}
+
+/// What `dispatch` answers, as scripts by tool name. Tools the scripts do not know get the
+/// sandbox's unknown-tool answer, so every request a batch names has an entry.
+fn dispatch_table(case: &ExecCase) -> IndexMap<String, ToolScript> {
+    let mut table = match &case.dispatch {
+        Dispatch::Scripted { tools } => tools.clone(),
+        Dispatch::Sandbox => IndexMap::new(),
+    };
+    for (tool, arguments) in requests(case) {
+        let scripted = matches!(case.dispatch, Dispatch::Scripted { .. });
+        if scripted && table.contains_key(&tool) {
+            continue;
+        }
+        let content = if scripted {
+            format!("error: unknown tool '{tool}'")
+        } else {
+            Sandbox.dispatch(DispatchRequest {
+                tool: &tool,
+                arguments: &arguments,
+            })
+        };
+        let script = table.entry(tool).or_insert_with(|| ToolScript {
+            latency_ms: 0,
+            responses: Vec::new(),
+        });
+        let args = if scripted { None } else { Some(arguments) };
+        script.responses.push(Response {
+            args,
+            answers: vec![Answer::Return {
+                value: Value::Str(content),
+            }],
+        });
+    }
+    table
+}

@@ -1,0 +1,246 @@
+//! The report people read: a line per failing case, then each failure in full (input,
+//! diff, invocations, what was printed, the command that reruns it), a summary per
+//! requirement, and a last line `N passed, N failed`.
+
+use super::diff::{alike, json_diff};
+use super::model::{CaseReport, Detail, Report};
+use super::palette::Palette;
+use crate::json::{dumps, Style, Value};
+use std::io::{self, Write};
+
+const COMPACT: Style = Style {
+    sort_keys: false,
+    ensure_ascii: false,
+    indent: None,
+};
+
+pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+    header(report, palette, out)?;
+    if let Some(error) = &report.error {
+        writeln!(
+            out,
+            "\n{} {}",
+            palette.fail("error:"),
+            indent_rest(error, "       ")
+        )?;
+        writeln!(out, "{}", palette.dim("fix the module so it loads and defines the functions, then run the same command again"))?;
+    }
+    let failures: Vec<&CaseReport> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome != "pass" && c.outcome != "skipped")
+        .collect();
+    if !failures.is_empty() {
+        writeln!(out)?;
+        for case in &failures {
+            writeln!(
+                out,
+                "{} {}  {}  [{}]",
+                palette.fail("FAIL"),
+                palette.bold(&case.id),
+                case.outcome,
+                case.requirements.join(", ")
+            )?;
+        }
+        for case in &failures {
+            failure(case, report, palette, out)?;
+        }
+    }
+    skipped(report, palette, out)?;
+    requirements(report, palette, out)?;
+    let summary = &report.summary;
+    let mut last = format!("{} passed, {} failed", summary.passed, summary.failed);
+    if summary.skipped > 0 {
+        last.push_str(&format!(", {} skipped", summary.skipped));
+    }
+    writeln!(out)?;
+    if summary.failed + summary.skipped == 0 && report.error.is_none() {
+        writeln!(out, "{}", palette.pass(last))
+    } else {
+        writeln!(out, "{}", palette.fail(last))
+    }
+}
+
+fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+    let implementation = report
+        .implementation
+        .as_ref()
+        .map(|i| format!(" · {} {}", i.language, i.version))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "{} · suite {} · {}{implementation}",
+        palette.bold(format!("parcall {}", report.parcall)),
+        report.suite,
+        report.target
+    )?;
+    let mut functions = Vec::new();
+    for function in crate::spec::Function::ALL {
+        let count = report
+            .cases
+            .iter()
+            .filter(|c| c.function == function)
+            .count();
+        if count > 0 {
+            functions.push(format!("{function} ({count} cases)"));
+        }
+    }
+    if !functions.is_empty() {
+        writeln!(
+            out,
+            "{}",
+            palette.dim(format!("checked {}", functions.join(", ")))
+        )?;
+    }
+    Ok(())
+}
+
+fn failure(
+    case: &CaseReport,
+    report: &Report,
+    palette: Palette,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "\n{} {}",
+        palette.fail(format!("━━ {} ━━", case.id)),
+        case.outcome
+    )?;
+    writeln!(out, "{}", case.description)?;
+    writeln!(out, "{}", palette.dim(format!("file: {}", case.file)))?;
+    for id in &case.requirements {
+        let statement = report
+            .requirements
+            .iter()
+            .find(|r| &r.id == id)
+            .map_or("", |r| r.statement.as_str());
+        writeln!(out, "{} {}", palette.bold(format!("{id}:")), statement)?;
+    }
+    if let Some(Value::Object(input)) = &case.input {
+        let batch = match &case.detail {
+            Some(
+                Detail::WrongOutput { batch, .. }
+                | Detail::WrongInvocations { batch, .. }
+                | Detail::Exception { batch, .. },
+            ) => *batch,
+            _ => 1,
+        };
+        writeln!(out, "input (batch {batch}):")?;
+        for (name, value) in input {
+            writeln!(out, "  {name}: {}", dumps(value, COMPACT))?;
+        }
+    }
+    if let Some(detail) = &case.detail {
+        explain(detail, palette, out)?;
+    }
+    if !case.printed.trim().is_empty() {
+        writeln!(out, "printed:\n{}", indent(case.printed.trim_end(), "  "))?;
+    }
+    if !case.process_output.trim().is_empty() {
+        writeln!(
+            out,
+            "process output (last bytes):\n{}",
+            indent(case.process_output.trim_end(), "  ")
+        )?;
+    }
+    writeln!(out, "{} {}", palette.dim("rerun:"), case.rerun)
+}
+
+fn explain(detail: &Detail, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+    match detail {
+        Detail::WrongOutput { pointer, expected, actual, .. } => {
+            let at = if pointer.is_empty() { "the top level".to_owned() } else { pointer.clone() };
+            writeln!(out, "output differs at {} ({} expected, {} actual):", palette.bold(at), palette.removed("-"), palette.added("+"))?;
+            if alike(expected, actual) {
+                write!(out, "{}", indent(&json_diff(expected, actual, palette), "  "))
+            } else {
+                writeln!(out, "  expected: {}", dumps(expected, COMPACT))?;
+                writeln!(out, "  actual:   {}", dumps(actual, COMPACT))
+            }
+        }
+        Detail::WrongInvocations { missing, unexpected, .. } => {
+            writeln!(out, "the output is right, but the tools were not invoked as required:")?;
+            for value in missing {
+                writeln!(out, "  {} {}", palette.removed("missing:   "), dumps(value, COMPACT))?;
+            }
+            for value in unexpected {
+                writeln!(out, "  {} {}", palette.added("unexpected:"), dumps(value, COMPACT))?;
+            }
+            Ok(())
+        }
+        Detail::Exception { message, traceback, .. } => {
+            writeln!(out, "the function raised:")?;
+            if !traceback.trim().is_empty() {
+                writeln!(out, "{}", indent(traceback.trim_end(), "  "))?;
+            }
+            writeln!(out, "  {}", palette.fail(message))
+        }
+        Detail::Timeout { seconds } => writeln!(out, "no answer within {seconds:.1}s (an infinite loop, or a deadlock?); the process was killed and restarted"),
+        Detail::Crash { message } => writeln!(out, "{message}; the process was restarted"),
+        Detail::Protocol { message } => writeln!(out, "protocol error: {message}"),
+        Detail::NotImplemented => writeln!(out, "the implementation does not define this function"),
+        Detail::Skipped { reason } => writeln!(out, "{reason}"),
+    }
+}
+
+fn skipped(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+    let skipped: Vec<&CaseReport> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == "skipped")
+        .collect();
+    let Some(first) = skipped.first() else {
+        return Ok(());
+    };
+    let reason = match &first.detail {
+        Some(Detail::Skipped { reason }) => reason.as_str(),
+        _ => "",
+    };
+    writeln!(
+        out,
+        "\n{} {} cases not run: {}",
+        palette.warn("SKIP"),
+        skipped.len(),
+        reason.trim_start_matches("not run: ")
+    )
+}
+
+fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+    if report.requirements.is_empty() {
+        return Ok(());
+    }
+    let fully = report.requirements.iter().filter(|r| r.failed == 0).count();
+    writeln!(
+        out,
+        "\nrequirements: {fully} of {} met",
+        report.requirements.len()
+    )?;
+    let width = report
+        .requirements
+        .iter()
+        .map(|r| r.id.len())
+        .max()
+        .unwrap_or(0);
+    for r in &report.requirements {
+        let mark = if r.failed == 0 {
+            palette.pass("✓").to_string()
+        } else {
+            palette.fail("✗").to_string()
+        };
+        writeln!(out, "  {mark} {:<width$}  {}/{}", r.id, r.passed, r.cases)?;
+    }
+    Ok(())
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|line| format!("{prefix}{line}\n"))
+        .collect()
+}
+
+fn indent_rest(text: &str, prefix: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default().to_owned();
+    lines.fold(first, |acc, line| format!("{acc}\n{prefix}{line}"))
+}

@@ -1,0 +1,152 @@
+//! The reports machines read: JSON (the [`Report`] itself), JUnit XML and TAP 14.
+
+use super::model::{CaseReport, Detail, Report};
+use crate::json::{dumps, Style};
+use std::io::{self, Write};
+
+/// `--format json`: the report as one JSON document.
+pub fn json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// A one-paragraph text of why a case failed, for formats with a single message field.
+pub fn failure_text(case: &CaseReport) -> String {
+    let compact = Style {
+        ensure_ascii: false,
+        ..Style::PYTHON
+    };
+    let mut text = match &case.detail {
+        None => String::new(),
+        Some(Detail::WrongOutput {
+            batch,
+            pointer,
+            expected,
+            actual,
+        }) => format!(
+            "batch {batch}: output differs at '{pointer}'\nexpected: {}\nactual:   {}",
+            dumps(expected, compact),
+            dumps(actual, compact)
+        ),
+        Some(Detail::WrongInvocations {
+            batch,
+            missing,
+            unexpected,
+        }) => {
+            let list = |values: &[crate::json::Value]| {
+                values
+                    .iter()
+                    .map(|v| dumps(v, compact))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!(
+                "batch {batch}: wrong invocations\nmissing: [{}]\nunexpected: [{}]",
+                list(missing),
+                list(unexpected)
+            )
+        }
+        Some(Detail::Exception {
+            batch,
+            message,
+            traceback,
+        }) => format!("batch {batch}: raised {message}\n{traceback}"),
+        Some(Detail::Timeout { seconds }) => format!("no answer within {seconds:.1}s"),
+        Some(Detail::Crash { message } | Detail::Protocol { message }) => message.clone(),
+        Some(Detail::NotImplemented) => "the implementation does not define this function".into(),
+        Some(Detail::Skipped { reason }) => reason.clone(),
+    };
+    if let Some(input) = &case.input {
+        text = format!("{text}\ninput: {}", dumps(input, compact));
+    }
+    format!("{text}\nrerun: {}", case.rerun)
+}
+
+/// `--format junit`: one test suite per function, one test case per case.
+pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    use quick_junit::{NonSuccessKind, Report as JUnit, TestCase, TestCaseStatus, TestSuite};
+    let mut junit = JUnit::new("parcall");
+    for function in crate::spec::Function::ALL {
+        let mut suite = TestSuite::new(function.name());
+        for case in report.cases.iter().filter(|c| c.function == function) {
+            let status = match case.outcome.as_str() {
+                "pass" => TestCaseStatus::success(),
+                "skipped" => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(failure_text(case));
+                    status
+                }
+                other => {
+                    let kind = if other == "exception" || other == "crash" || other == "timeout" {
+                        NonSuccessKind::Error
+                    } else {
+                        NonSuccessKind::Failure
+                    };
+                    let mut status = TestCaseStatus::non_success(kind);
+                    status.set_message(format!("{other} [{}]", case.requirements.join(", ")));
+                    status.set_description(failure_text(case));
+                    status
+                }
+            };
+            let mut test_case = TestCase::new(case.id.as_str(), status);
+            test_case.set_classname(format!(
+                "{}.{}",
+                function.name(),
+                case.file
+                    .trim_end_matches(".json")
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("")
+            ));
+            test_case.set_time(std::time::Duration::from_secs_f64(case.duration_ms / 1e3));
+            if !case.printed.is_empty() {
+                test_case.set_system_out(case.printed.as_str());
+            }
+            suite.add_test_case(test_case);
+        }
+        if suite.tests > 0 {
+            junit.add_test_suite(suite);
+        }
+    }
+    let xml = junit.to_string().map_err(io::Error::other)?;
+    out.write_all(xml.as_bytes())?;
+    writeln!(out)
+}
+
+/// `--format tap`: TAP version 14, failure details as YAML diagnostics.
+pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "TAP version 14")?;
+    if let Some(error) = &report.error {
+        writeln!(out, "# {}", error.lines().next().unwrap_or_default())?;
+    }
+    writeln!(out, "1..{}", report.cases.len())?;
+    for (index, case) in report.cases.iter().enumerate() {
+        let number = index + 1;
+        let title = format!("{} - {}", case.id, case.description);
+        match case.outcome.as_str() {
+            "pass" => writeln!(out, "ok {number} {title}")?,
+            "skipped" => writeln!(
+                out,
+                "ok {number} {title} # SKIP {}",
+                failure_text(case).lines().next().unwrap_or_default()
+            )?,
+            outcome => {
+                writeln!(out, "not ok {number} {title}")?;
+                writeln!(out, "  ---")?;
+                writeln!(out, "  outcome: {outcome}")?;
+                writeln!(out, "  requirements: [{}]", case.requirements.join(", "))?;
+                writeln!(out, "  message: |")?;
+                for line in failure_text(case).lines() {
+                    writeln!(out, "    {line}")?;
+                }
+                writeln!(out, "  ...")?;
+            }
+        }
+    }
+    let summary = &report.summary;
+    writeln!(
+        out,
+        "# {} passed, {} failed, {} skipped",
+        summary.passed, summary.failed, summary.skipped
+    )
+}

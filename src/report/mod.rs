@@ -1,0 +1,55 @@
+//! Reports: the run as people and machines read it. Renderers take a writer and a palette
+//! and never print on their own.
+
+pub mod diff;
+mod human;
+mod machine;
+mod model;
+mod palette;
+
+pub use machine::failure_text;
+pub use model::{
+    batch_input, CaseReport, Context, Detail, Report, RequirementSummary, Summary, Verdict,
+    REPORT_VERSION,
+};
+pub use palette::{ColorChoice, Palette};
+
+use std::io::{self, Write};
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// For people: failures in full, a summary per requirement.
+    #[default]
+    Human,
+    /// The report as one JSON document (conformance/report.schema.json).
+    Json,
+    /// JUnit XML, for CI systems.
+    Junit,
+    /// TAP version 14.
+    Tap,
+}
+
+/// Writes `report` in `format`.
+pub fn write(
+    report: &Report,
+    format: Format,
+    palette: Palette,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match format {
+        Format::Human => human::render(report, palette, out),
+        Format::Json => machine::json(report, out),
+        Format::Junit => machine::junit(report, out),
+        Format::Tap => machine::tap(report, out),
+    }
+}
+
+/// The JSON Schema of `--format json`.
+pub fn report_schema() -> String {
+    let mut schema = schemars::schema_for!(Report);
+    schema.insert("title".into(), "parcall report".into());
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema is plain JSON");
+    text.push('\n');
+    text
+}

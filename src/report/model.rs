@@ -1,0 +1,317 @@
+//! The report of a run, format version 1: what `--format json` writes, and what every other
+//! renderer reads. `conformance/report.schema.json` is generated from these types.
+//!
+//! Stability: fields are only added in a version; renaming or removing one bumps
+//! [`REPORT_VERSION`]. Case ids, requirement ids and outcome labels are stable across
+//! versions of the suite (see spec/VERSION).
+
+use crate::json::Value;
+use crate::judge::{Failure, Outcome};
+use crate::protocol::ImplementationInfo;
+use crate::runner::{CaseResult, Run};
+use crate::spec::{Function, Spec};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The report format's version.
+pub const REPORT_VERSION: u32 = 1;
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Report {
+    /// Always `parcall-report`.
+    pub format: String,
+    /// [`REPORT_VERSION`].
+    pub version: u32,
+    /// The parcall release that ran.
+    pub parcall: String,
+    /// The suite version (spec/VERSION).
+    pub suite: String,
+    /// What was checked: the module path or the `--cmd` line.
+    pub target: String,
+    /// As the implementation announced itself; absent when it could not start.
+    pub implementation: Option<ImplementationInfo>,
+    /// The functions the implementation defines.
+    pub functions: Vec<Function>,
+    /// `conforms`, `does_not_conform`, or `error` (the run could not complete).
+    pub verdict: Verdict,
+    /// Why the implementation could not be checked at all (load error, no function, ...).
+    pub error: Option<String>,
+    pub summary: Summary,
+    /// One entry per requirement that the selected cases check.
+    pub requirements: Vec<RequirementSummary>,
+    pub cases: Vec<CaseReport>,
+    /// Wall time of the run, in milliseconds.
+    pub duration_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Conforms,
+    DoesNotConform,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Summary {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+}
+
+/// How one requirement fared: it passes when all its cases pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RequirementSummary {
+    pub id: String,
+    pub function: Function,
+    /// `MUST` or `SHOULD`.
+    pub level: String,
+    pub statement: String,
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+}
+
+/// One case: what it checks and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CaseReport {
+    pub id: String,
+    pub function: Function,
+    /// The case file, relative to the spec folder.
+    pub file: String,
+    pub description: String,
+    pub requirements: Vec<String>,
+    /// `pass`, `wrong output`, `wrong invocations`, `exception`, `timeout`, `crash`,
+    /// `protocol error`, `not implemented` or `skipped`.
+    pub outcome: String,
+    /// Details of a failure or a skip; absent when the case passed.
+    pub detail: Option<Detail>,
+    /// The arguments of the batch that failed: `calls` and `max_parallel`
+    /// (`execute_tool_calls`) or `tools` and `calls` (`run_parallel_calls`).
+    pub input: Option<Value>,
+    /// What the implementation printed during the case.
+    pub printed: String,
+    /// The tail of the process's own output, for crashes and timeouts.
+    pub process_output: String,
+    pub duration_ms: f64,
+    /// A command that reruns only this case.
+    pub rerun: String,
+}
+
+/// The facts behind an outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Detail {
+    WrongOutput {
+        batch: usize,
+        /// JSON Pointer of the first difference in the output.
+        pointer: String,
+        expected: Value,
+        actual: Value,
+    },
+    WrongInvocations {
+        batch: usize,
+        /// Expected invocations that did not happen (repeated as often as missing).
+        missing: Vec<Value>,
+        /// Invocations that happened but were not expected.
+        unexpected: Vec<Value>,
+    },
+    Exception {
+        batch: usize,
+        message: String,
+        traceback: String,
+    },
+    Timeout {
+        seconds: f64,
+    },
+    Crash {
+        message: String,
+    },
+    Protocol {
+        message: String,
+    },
+    NotImplemented,
+    Skipped {
+        reason: String,
+    },
+}
+
+/// What the report needs besides the run.
+pub struct Context<'a> {
+    pub spec: &'a Spec,
+    pub target: &'a str,
+    /// The command that reruns everything; `--case ID` is appended per case.
+    pub rerun_base: &'a str,
+}
+
+impl Report {
+    pub fn new(run: &Run, context: &Context<'_>) -> Report {
+        let cases: Vec<CaseReport> = run
+            .results
+            .iter()
+            .map(|r| case_report(r, context))
+            .collect();
+        let failed = cases
+            .iter()
+            .filter(|c| c.outcome != "pass" && c.outcome != "skipped")
+            .count();
+        let skipped = cases.iter().filter(|c| c.outcome == "skipped").count();
+        let summary = Summary {
+            total: cases.len(),
+            passed: cases.len() - failed - skipped,
+            failed,
+            skipped,
+        };
+        let verdict = match &run.start_error {
+            Some(error) if error.is_runner_failure() => Verdict::Error,
+            Some(_) => Verdict::DoesNotConform,
+            None if failed + skipped > 0 => Verdict::DoesNotConform,
+            None => Verdict::Conforms,
+        };
+        Report {
+            format: "parcall-report".into(),
+            version: REPORT_VERSION,
+            parcall: env!("CARGO_PKG_VERSION").into(),
+            suite: context.spec.version.clone(),
+            target: context.target.to_owned(),
+            implementation: run.implementation.clone(),
+            functions: run.functions.clone(),
+            verdict,
+            error: run.start_error.as_ref().map(ToString::to_string),
+            summary,
+            requirements: requirement_summaries(context.spec, &cases),
+            cases,
+            duration_ms: run.duration.as_secs_f64() * 1e3,
+        }
+    }
+}
+
+fn requirement_summaries(spec: &Spec, cases: &[CaseReport]) -> Vec<RequirementSummary> {
+    spec.requirements
+        .iter()
+        .filter_map(|requirement| {
+            let checking: Vec<&CaseReport> = cases
+                .iter()
+                .filter(|c| c.requirements.contains(&requirement.id))
+                .collect();
+            if checking.is_empty() {
+                return None;
+            }
+            let passed = checking.iter().filter(|c| c.outcome == "pass").count();
+            Some(RequirementSummary {
+                id: requirement.id.clone(),
+                function: requirement.function,
+                level: requirement.level.as_str().into(),
+                statement: requirement.statement.clone(),
+                cases: checking.len(),
+                passed,
+                failed: checking.len() - passed,
+            })
+        })
+        .collect()
+}
+
+fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
+    let case = &result.case;
+    CaseReport {
+        id: case.id().to_owned(),
+        function: case.function(),
+        file: case.file.clone(),
+        description: case.description().to_owned(),
+        requirements: case.requirements().to_vec(),
+        outcome: result.outcome.label().to_owned(),
+        detail: detail(&result.outcome),
+        input: failed_batch(&result.outcome).and_then(|batch| batch_input(&case.case, batch)),
+        printed: result.printed.clone(),
+        process_output: result.process_output.clone(),
+        duration_ms: result.duration.as_secs_f64() * 1e3,
+        rerun: format!(
+            "{} --case {}",
+            context.rerun_base,
+            shell_words::quote(case.id())
+        ),
+    }
+}
+
+fn detail(outcome: &Outcome) -> Option<Detail> {
+    let failure = match outcome {
+        Outcome::Pass => return None,
+        Outcome::Skipped { reason } => {
+            return Some(Detail::Skipped {
+                reason: reason.clone(),
+            })
+        }
+        Outcome::Fail(failure) => failure,
+    };
+    Some(match failure {
+        Failure::WrongOutput {
+            batch,
+            expected,
+            actual,
+        } => Detail::WrongOutput {
+            batch: *batch,
+            pointer: super::diff::first_difference(expected, actual).unwrap_or_default(),
+            expected: expected.clone(),
+            actual: actual.clone(),
+        },
+        Failure::WrongInvocations { batch, diff } => Detail::WrongInvocations {
+            batch: *batch,
+            missing: diff.missing.clone(),
+            unexpected: diff.unexpected.clone(),
+        },
+        Failure::Exception {
+            batch,
+            message,
+            traceback,
+        } => Detail::Exception {
+            batch: *batch,
+            message: message.clone(),
+            traceback: traceback.clone(),
+        },
+        Failure::Timeout { seconds } => Detail::Timeout { seconds: *seconds },
+        Failure::Crash { message } => Detail::Crash {
+            message: message.clone(),
+        },
+        Failure::Protocol { message } => Detail::Protocol {
+            message: message.clone(),
+        },
+        Failure::NotImplemented => Detail::NotImplemented,
+    })
+}
+
+/// The 1-based batch a failure is about, when it is about one.
+fn failed_batch(outcome: &Outcome) -> Option<usize> {
+    match outcome {
+        Outcome::Fail(Failure::WrongOutput { batch, .. })
+        | Outcome::Fail(Failure::WrongInvocations { batch, .. })
+        | Outcome::Fail(Failure::Exception { batch, .. }) => Some(*batch),
+        Outcome::Fail(_) => Some(1),
+        _ => None,
+    }
+}
+
+/// The arguments of batch `batch` (1-based) of a case, as an object.
+pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
+    use crate::json::Object;
+    let mut input = Object::new();
+    match case {
+        crate::spec::Case::Exec(c) => {
+            let b = c.batches.get(batch.checked_sub(1)?)?;
+            input.insert("calls".into(), b.calls.clone());
+            if let Some(limit) = b.max_parallel {
+                input.insert("max_parallel".into(), Value::Int((limit as i64).into()));
+            }
+        }
+        crate::spec::Case::Dedup(c) => {
+            let b = c.batches.get(batch.checked_sub(1)?)?;
+            let tools = serde_json::to_string(&c.tools)
+                .ok()
+                .and_then(|t| crate::json::parse(&t).ok())?;
+            input.insert("tools".into(), tools);
+            input.insert("calls".into(), b.calls.clone());
+        }
+    }
+    Some(Value::Object(input))
+}

@@ -1,0 +1,382 @@
+//! Running cases against an implementation process: handshake, pipelined case messages,
+//! a deadline per case, restart after a timeout or crash, and giving up on a function after
+//! repeated failures so a hanging implementation costs seconds, not minutes.
+
+mod session;
+
+pub use session::{clip, Session, StartError};
+
+use crate::judge::{judge, judge_prefix, BatchRun, Failure, Outcome};
+use crate::process::{Event, Launch, Received};
+use crate::protocol::{self, BatchReply, CaseReply, ImplementationInfo, Reply, Request};
+use crate::spec::{Function, SpecCase};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// How a run treats the implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Deadline for one case, counted from when the implementation could start on it.
+    pub timeout: Duration,
+    /// Deadline for start-up and handshake (import time included).
+    pub startup: Duration,
+    /// Cases sent ahead of their turn, so the pipe never sits idle between cases.
+    pub window: usize,
+    /// Consecutive timeouts or crashes in one function before its other cases are not run.
+    pub give_up_after: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            timeout: Duration::from_secs(5),
+            startup: Duration::from_secs(10),
+            window: 8,
+            give_up_after: 3,
+        }
+    }
+}
+
+/// The verdict on one case and what came with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseResult {
+    pub case: SpecCase,
+    pub outcome: Outcome,
+    /// What the implementation printed during the case (captured by the adapter).
+    pub printed: String,
+    /// The process's last stderr/stdout bytes, for crashes and timeouts.
+    pub process_output: String,
+    pub duration: Duration,
+}
+
+/// Everything a run found.
+#[derive(Debug)]
+pub struct Run {
+    pub implementation: Option<ImplementationInfo>,
+    /// The functions the implementation defines.
+    pub functions: Vec<Function>,
+    pub results: Vec<CaseResult>,
+    /// Set when the implementation could not be started at all.
+    pub start_error: Option<StartError>,
+    pub duration: Duration,
+}
+
+/// Runs `cases` against the implementation `launch` starts.
+pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings) -> Run {
+    let started = Instant::now();
+    let session = match Session::start(launch, suite, settings.startup) {
+        Ok(session) => session,
+        Err(error) => {
+            // Every selected case fails with the implementation: they are reported as not
+            // run, with the reason, so summaries per requirement still show them.
+            let reason = format!(
+                "not run: {}",
+                error.to_string().lines().next().unwrap_or_default()
+            );
+            let results = cases
+                .iter()
+                .map(|case| CaseResult {
+                    case: case.clone(),
+                    outcome: Outcome::Skipped {
+                        reason: reason.clone(),
+                    },
+                    printed: String::new(),
+                    process_output: String::new(),
+                    duration: Duration::ZERO,
+                })
+                .collect();
+            return Run {
+                implementation: None,
+                functions: Vec::new(),
+                results,
+                start_error: Some(error),
+                duration: started.elapsed(),
+            };
+        }
+    };
+    let mut runner = Runner {
+        launch,
+        suite,
+        settings,
+        implementation: session.hello.implementation.clone(),
+        functions: session.hello.functions.clone(),
+        session: Some(session),
+        next_id: 0,
+        results: Vec::new(),
+    };
+    for function in Function::ALL {
+        let of_function: Vec<&SpecCase> =
+            cases.iter().filter(|c| c.function() == function).collect();
+        if runner.functions.contains(&function) {
+            runner.run_function(&of_function);
+        } else {
+            for case in of_function {
+                runner.record(
+                    case,
+                    Outcome::Fail(Failure::NotImplemented),
+                    String::new(),
+                    Duration::ZERO,
+                );
+            }
+        }
+    }
+    if let Some(mut session) = runner.session.take() {
+        session.child.send(protocol::encode(&Request::Shutdown));
+        session
+            .child
+            .finish(Instant::now() + Duration::from_millis(500));
+    }
+    Run {
+        implementation: Some(runner.implementation),
+        functions: runner.functions,
+        results: runner.results,
+        start_error: None,
+        duration: started.elapsed(),
+    }
+}
+
+struct Runner<'a> {
+    launch: &'a Launch,
+    suite: &'a str,
+    settings: Settings,
+    implementation: ImplementationInfo,
+    functions: Vec<Function>,
+    session: Option<Session>,
+    next_id: u64,
+    results: Vec<CaseResult>,
+}
+
+/// A case sent and not yet answered.
+struct InFlight<'c> {
+    id: u64,
+    case: &'c SpecCase,
+}
+
+/// What ended the wait for the oldest case in flight.
+enum Answer {
+    Reply(Box<CaseReply>),
+    Failed(Failure),
+}
+
+impl<'c> Runner<'_> {
+    fn run_function(&mut self, cases: &[&'c SpecCase]) {
+        let mut queue: VecDeque<&SpecCase> = cases.iter().copied().collect();
+        let mut in_flight: VecDeque<InFlight<'c>> = VecDeque::new();
+        let mut consecutive_failures = 0;
+        let mut turn_started = Instant::now();
+        while !queue.is_empty() || !in_flight.is_empty() {
+            if self.session.is_none() && !self.restart(&mut queue, &mut in_flight) {
+                return;
+            }
+            self.fill_window(&mut queue, &mut in_flight);
+            let Some(oldest) = in_flight.pop_front() else {
+                break;
+            };
+            let answer = self.await_answer(oldest.id, turn_started + self.settings.timeout);
+            let elapsed = turn_started.elapsed();
+            turn_started = Instant::now();
+            match answer {
+                Answer::Reply(reply) => {
+                    consecutive_failures = 0;
+                    let outcome = judge_reply(oldest.case, &reply);
+                    self.record(oldest.case, outcome, reply.output, elapsed);
+                }
+                Answer::Failed(failure) => {
+                    let fatal = matches!(failure, Failure::Timeout { .. } | Failure::Crash { .. });
+                    consecutive_failures = if fatal { consecutive_failures + 1 } else { 0 };
+                    let output = self.stop_session();
+                    self.record_with_output(oldest.case, Outcome::Fail(failure), output, elapsed);
+                    // Cases sent behind it go back to the queue, in order, for the restart.
+                    while let Some(pending) = in_flight.pop_back() {
+                        queue.push_front(pending.case);
+                    }
+                    if consecutive_failures >= self.settings.give_up_after {
+                        let reason = format!(
+                            "not run: {consecutive_failures} consecutive timeouts or crashes in {}",
+                            oldest.case.function()
+                        );
+                        self.skip_all(queue.drain(..), &reason);
+                    }
+                }
+            }
+        }
+    }
+
+    fn fill_window(
+        &mut self,
+        queue: &mut VecDeque<&'c SpecCase>,
+        in_flight: &mut VecDeque<InFlight<'c>>,
+    ) {
+        let Some(session) = &self.session else { return };
+        while in_flight.len() < self.settings.window.max(1) {
+            let Some(case) = queue.pop_front() else { break };
+            self.next_id += 1;
+            let request = protocol::case_request(self.next_id, case.id(), &case.case);
+            session
+                .child
+                .send(protocol::encode(&Request::Case(request)));
+            in_flight.push_back(InFlight {
+                id: self.next_id,
+                case,
+            });
+        }
+    }
+
+    fn await_answer(&mut self, id: u64, deadline: Instant) -> Answer {
+        let session = self
+            .session
+            .as_mut()
+            .expect("a session runs while cases are in flight");
+        match session.child.receive(deadline) {
+            Received::Timeout => Answer::Failed(Failure::Timeout {
+                seconds: self.settings.timeout.as_secs_f64(),
+            }),
+            Received::Event(Event::Closed) => {
+                let status = session
+                    .child
+                    .finish(Instant::now() + Duration::from_millis(200));
+                let how = status.map_or_else(
+                    || "it closed the protocol channel".to_owned(),
+                    describe_exit,
+                );
+                Answer::Failed(Failure::Crash {
+                    message: format!("the implementation died during the case: {how}"),
+                })
+            }
+            Received::Event(Event::LineTooLong) => Answer::Failed(Failure::Protocol {
+                message: "a reply line longer than the limit".into(),
+            }),
+            Received::Event(Event::Line(line)) => match protocol::decode(&line) {
+                Ok(Reply::Result(reply)) if reply.id == id => Answer::Reply(Box::new(reply)),
+                Ok(Reply::Result(reply)) => Answer::Failed(Failure::Protocol {
+                    message: format!(
+                        "a result for case message {} while {id} was expected",
+                        reply.id
+                    ),
+                }),
+                Ok(other) => Answer::Failed(Failure::Protocol {
+                    message: format!("expected a result, got {}", clip(&format!("{other:?}"))),
+                }),
+                Err(error) => Answer::Failed(Failure::Protocol {
+                    message: format!("{error}: {}", clip(&line)),
+                }),
+            },
+        }
+    }
+
+    /// Kills the current process; returns the tail of what it printed outside the capture.
+    fn stop_session(&mut self) -> String {
+        match self.session.take() {
+            Some(mut session) => {
+                session.child.kill();
+                session.child.output_tail()
+            }
+            None => String::new(),
+        }
+    }
+
+    /// Starts a fresh process after a failure. When that fails, the cases left are not run.
+    fn restart(
+        &mut self,
+        queue: &mut VecDeque<&'c SpecCase>,
+        in_flight: &mut VecDeque<InFlight<'c>>,
+    ) -> bool {
+        match Session::start(self.launch, self.suite, self.settings.startup) {
+            Ok(session) => {
+                self.session = Some(session);
+                true
+            }
+            Err(error) => {
+                let reason = format!("not run: the implementation could not be restarted: {error}");
+                let pending: Vec<&SpecCase> = in_flight
+                    .drain(..)
+                    .map(|f| f.case)
+                    .chain(queue.drain(..))
+                    .collect();
+                self.skip_all(pending.into_iter(), &reason);
+                false
+            }
+        }
+    }
+
+    fn skip_all<'x>(&mut self, cases: impl Iterator<Item = &'x SpecCase>, reason: &str) {
+        for case in cases {
+            let outcome = Outcome::Skipped {
+                reason: reason.to_owned(),
+            };
+            self.record(case, outcome, String::new(), Duration::ZERO);
+        }
+    }
+
+    fn record(&mut self, case: &SpecCase, outcome: Outcome, printed: String, duration: Duration) {
+        self.results.push(CaseResult {
+            case: case.clone(),
+            outcome,
+            printed,
+            process_output: String::new(),
+            duration,
+        });
+    }
+
+    fn record_with_output(
+        &mut self,
+        case: &SpecCase,
+        outcome: Outcome,
+        output: String,
+        duration: Duration,
+    ) {
+        self.record(case, outcome, String::new(), duration);
+        if let Some(last) = self.results.last_mut() {
+            last.process_output = output;
+        }
+    }
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("it exited with status {code}"),
+        (None, Some(signal)) => format!("it was killed by signal {signal}{}", signal_hint(signal)),
+        _ => "it ended".into(),
+    }
+}
+
+fn signal_hint(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGKILL => " (SIGKILL: out of memory, or killed)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGABRT => " (SIGABRT: often a failed allocation under the memory limit)",
+        _ => "",
+    }
+}
+
+/// Judges a case reply: batches that returned are judged in order; a batch that raised
+/// is an exception, unless an earlier batch already failed.
+pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> Outcome {
+    let mut runs = Vec::with_capacity(reply.batches.len());
+    for (index, batch) in reply.batches.iter().enumerate() {
+        match batch {
+            BatchReply::Returned {
+                output,
+                invocations,
+            } => runs.push(BatchRun {
+                output: output.clone(),
+                invocations: invocations.clone(),
+            }),
+            BatchReply::Raised {
+                message, traceback, ..
+            } => {
+                let earlier = judge_prefix(&case.case, &runs);
+                if !earlier.is_pass() {
+                    return earlier;
+                }
+                return Outcome::Fail(Failure::Exception {
+                    batch: index + 1,
+                    message: message.clone(),
+                    traceback: traceback.clone(),
+                });
+            }
+        }
+    }
+    judge(&case.case, &runs)
+}

@@ -1,0 +1,134 @@
+//! One live implementation process after a successful handshake, and how to start one.
+
+use crate::process::{Child, Event, Launch, Received};
+use crate::protocol::{self, HelloReply, Reply, Request, PROTOCOL_VERSION};
+use std::time::{Duration, Instant};
+
+/// Why an implementation could not be started. Each is a verdict on the implementation
+/// (exit 1), except `Spawn`, which is the runner's own failure to launch it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot start `{program}`: {message}")]
+    Spawn { program: String, message: String },
+    #[error("the implementation did not answer the handshake within {seconds:.1}s (a hang at import?){}", tail_note(.output))]
+    Timeout { seconds: f64, output: String },
+    #[error("the implementation exited before the handshake{}", tail_note(.output))]
+    Exited { output: String },
+    #[error("the implementation broke the protocol during the handshake: {message}")]
+    Protocol { message: String },
+    #[error("the implementation speaks protocol {found}; this runner speaks {PROTOCOL_VERSION}")]
+    Version { found: u32 },
+    #[error("the implementation cannot be loaded:\n{message}")]
+    Load { message: String },
+    #[error("the implementation defines neither `execute_tool_calls` nor `run_parallel_calls`")]
+    NoFunction,
+    #[error("{}", .problems.join("\n"))]
+    Signature { problems: Vec<String> },
+}
+
+impl StartError {
+    /// Whether the runner, rather than the implementation, is at fault.
+    pub fn is_runner_failure(&self) -> bool {
+        matches!(self, StartError::Spawn { .. })
+    }
+}
+
+fn tail_note(output: &str) -> String {
+    if output.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; it printed:\n{}", output.trim_end())
+    }
+}
+
+/// A started, handshaken implementation.
+pub struct Session {
+    pub child: Child,
+    pub hello: HelloReply,
+}
+
+impl Session {
+    /// Spawns the implementation and runs the handshake within `deadline`.
+    pub fn start(launch: &Launch, suite: &str, startup: Duration) -> Result<Session, StartError> {
+        let mut child = Child::spawn(launch).map_err(|error| StartError::Spawn {
+            program: launch.program.to_string_lossy().into_owned(),
+            message: error.to_string(),
+        })?;
+        child.send(protocol::encode(&Request::Hello {
+            protocol: PROTOCOL_VERSION,
+            suite: suite.to_owned(),
+        }));
+        let hello = match child.receive(Instant::now() + startup) {
+            Received::Timeout => {
+                child.kill();
+                return Err(StartError::Timeout {
+                    seconds: startup.as_secs_f64(),
+                    output: child.output_tail(),
+                });
+            }
+            Received::Event(Event::Closed) => {
+                child.kill();
+                return Err(StartError::Exited {
+                    output: child.output_tail(),
+                });
+            }
+            Received::Event(Event::LineTooLong) => {
+                return Err(StartError::Protocol {
+                    message: "a line longer than the limit".into(),
+                })
+            }
+            Received::Event(Event::Line(line)) => match protocol::decode(&line) {
+                Ok(Reply::Hello(hello)) => hello,
+                Ok(other) => {
+                    return Err(StartError::Protocol {
+                        message: format!("expected a hello, got {other:?}"),
+                    })
+                }
+                Err(error) => {
+                    return Err(StartError::Protocol {
+                        message: format!("{error}: {}", clip(&line)),
+                    })
+                }
+            },
+        };
+        check_hello(&hello)?;
+        Ok(Session { child, hello })
+    }
+}
+
+fn check_hello(hello: &HelloReply) -> Result<(), StartError> {
+    if hello.protocol != PROTOCOL_VERSION {
+        return Err(StartError::Version {
+            found: hello.protocol,
+        });
+    }
+    if let Some(message) = &hello.load_error {
+        let printed = tail_note(&hello.output);
+        return Err(StartError::Load {
+            message: format!("{}{printed}", message.trim_end()),
+        });
+    }
+    if !hello.problems.is_empty() {
+        return Err(StartError::Signature {
+            problems: hello.problems.clone(),
+        });
+    }
+    if hello.functions.is_empty() {
+        return Err(StartError::NoFunction);
+    }
+    Ok(())
+}
+
+/// A line cut to a readable length for messages.
+pub fn clip(line: &str) -> String {
+    const MAX: usize = 200;
+    if line.chars().count() <= MAX {
+        line.to_owned()
+    } else {
+        format!(
+            "{}… ({} bytes)",
+            line.chars().take(MAX).collect::<String>(),
+            line.len()
+        )
+    }
+}

@@ -1,0 +1,103 @@
+//! `parcall reference`: the Rust reference served over the protocol, as any implementation
+//! would serve itself. The runner's own end-to-end test checks it, and it is a worked
+//! example of the implementation side of the protocol.
+
+use super::reference::{run_dedup, run_exec};
+use crate::judge::BatchRun;
+use crate::protocol::{
+    self, BatchReply, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply, Request,
+    PROTOCOL_VERSION,
+};
+use crate::reference::Execution;
+use crate::spec::{Dispatch, Function};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::fd::FromRawFd;
+
+/// Serves requests from the fds named by `PARCALL_PROTOCOL_FDS` until `shutdown` or EOF.
+pub fn serve_from_environment() -> io::Result<()> {
+    let spec =
+        std::env::var(crate::process::PROTOCOL_FDS_VARIABLE).unwrap_or_else(|_| "3,4".into());
+    let fds: Vec<i32> = spec
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let [read, write] = fds[..] else {
+        return Err(io::Error::other(format!(
+            "PARCALL_PROTOCOL_FDS must be `READ,WRITE`, got `{spec}`"
+        )));
+    };
+    // SAFETY: the runner hands these fds to this process for the protocol alone; nothing
+    // else in this process opens or closes them.
+    let (read, write) = unsafe { (File::from_raw_fd(read), File::from_raw_fd(write)) };
+    serve(BufReader::new(read), write)
+}
+
+/// The request loop.
+pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+    for line in input.lines() {
+        let reply = match protocol::decode_as::<Request>(&line?) {
+            Ok(Request::Hello { .. }) => Reply::Hello(hello()),
+            Ok(Request::Case(request)) => Reply::Result(answer(&request)),
+            Ok(Request::Shutdown) => {
+                output.write_all(protocol::encode_message(&Reply::Bye).as_bytes())?;
+                return output.flush();
+            }
+            Err(error) => return Err(io::Error::other(format!("bad request: {error}"))),
+        };
+        output.write_all(protocol::encode_message(&reply).as_bytes())?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+fn hello() -> HelloReply {
+    HelloReply {
+        protocol: PROTOCOL_VERSION,
+        implementation: ImplementationInfo {
+            name: "parcall reference".into(),
+            language: "rust".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        functions: Function::ALL.to_vec(),
+        load_error: None,
+        problems: Vec::new(),
+        output: String::new(),
+    }
+}
+
+fn answer(request: &CaseRequest) -> CaseReply {
+    let runs = match request.function {
+        Function::ExecuteToolCalls => {
+            let dispatch = Dispatch::Scripted {
+                tools: request.tools.clone(),
+            };
+            let batches = request.batches.iter().map(|b| (&b.calls, b.max_parallel));
+            run_exec(&dispatch, batches, Execution::CONCURRENT)
+        }
+        Function::RunParallelCalls => {
+            let batches = request.batches.iter().map(|b| &b.calls);
+            run_dedup(&request.tools, batches, Execution::CONCURRENT)
+        }
+    };
+    let batches = match runs {
+        Ok(runs) => runs.into_iter().map(returned).collect(),
+        Err(error) => vec![BatchReply::Raised {
+            message: format!("ValueError: {error}"),
+            traceback: String::new(),
+            invocations: Vec::new(),
+        }],
+    };
+    CaseReply {
+        id: request.id,
+        batches,
+        output: String::new(),
+    }
+}
+
+fn returned(run: BatchRun) -> BatchReply {
+    BatchReply::Returned {
+        output: run.output,
+        invocations: run.invocations,
+    }
+}
