@@ -4,7 +4,7 @@
 //!
 //! Generated files are rewritten instead of compared when `PARCALL_BLESS=1` is set.
 
-use parcall::json::{self, Value};
+use parcall::json;
 use parcall::spec::{self, markdown, Spec};
 use std::path::{Path, PathBuf};
 
@@ -50,20 +50,7 @@ fn spec_md_lists_every_requirement_and_its_cases() {
     assert_generated(&path, &updated);
 }
 
-/// A parcall value as `serde_json` sees it, for the schema validator. Infinity has no
-/// JSON spelling; the validator only needs to see a number there.
-fn to_serde(value: &Value) -> serde_json::Value {
-    match value {
-        Value::Null => serde_json::Value::Null,
-        Value::Bool(b) => (*b).into(),
-        Value::Int(i) => serde_json::from_str(i.as_str())
-            .unwrap_or_else(|_| i.as_str().parse::<f64>().unwrap_or(0.0).into()),
-        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(f64::MAX.into(), Into::into),
-        Value::Str(s) => s.as_str().into(),
-        Value::List(items) => items.iter().map(to_serde).collect(),
-        Value::Object(o) => o.iter().map(|(k, v)| (k.clone(), to_serde(v))).collect(),
-    }
-}
+use parcall::json::to_serde_json as to_serde;
 
 fn validator(schema: &str) -> jsonschema::Validator {
     let schema: serde_json::Value = serde_json::from_str(schema).unwrap();

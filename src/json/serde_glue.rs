@@ -305,3 +305,20 @@ impl schemars::JsonSchema for Value {
         schemars::json_schema!(true)
     }
 }
+
+/// The value as a `serde_json::Value`, for tools that need one (schema validators, say).
+/// Lossy where serde_json cannot follow: infinities become the largest finite floats, NaN
+/// becomes null, integers beyond 64 bits become floats.
+pub fn to_serde_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => (*b).into(),
+        Value::Int(i) => serde_json::from_str(i.as_str())
+            .unwrap_or_else(|_| i.as_str().parse::<f64>().unwrap_or(0.0).into()),
+        Value::Float(f) if f.is_nan() => serde_json::Value::Null,
+        Value::Float(f) => f.clamp(f64::MIN, f64::MAX).into(),
+        Value::Str(s) => s.as_str().into(),
+        Value::List(items) => items.iter().map(to_serde_json).collect(),
+        Value::Object(o) => o.iter().map(|(k, v)| (k.clone(), to_serde_json(v))).collect(),
+    }
+}

@@ -82,7 +82,8 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
             .filter(|c| c.function == function)
             .count();
         if count > 0 {
-            functions.push(format!("{function} ({count} cases)"));
+            let plural = if count == 1 { "case" } else { "cases" };
+            functions.push(format!("{function} ({count} {plural})"));
         }
     }
     if !functions.is_empty() {

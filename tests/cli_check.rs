@@ -1,0 +1,304 @@
+//! `parcall check` end to end, on the real binary: the examples are judged right, the
+//! misbehaving fixtures are contained (verdict, bounded time, nothing left running), usage
+//! errors say what is wrong, and every report format is snapshotted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn parcall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the parcall binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let output = parcall(&all);
+    // parcall's reader: reports may hold 1e400 (an infinity), which serde_json refuses.
+    let report = parcall::json::parse(&stdout(&output))
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&output), String::from_utf8_lossy(&output.stderr)));
+    (output.status.code().unwrap_or(-1), parcall::json::to_serde_json(&report))
+}
+
+fn failed_requirements(report: &serde_json::Value) -> Vec<String> {
+    report["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["failed"].as_u64() != Some(0))
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_correct_solution_conforms() {
+    let output = parcall(&["check", "conformance/examples/python/solution.py", "--color", "never"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.trim_end().ends_with("189 passed, 0 failed"), "{text}");
+}
+
+#[test]
+fn the_reference_served_over_the_protocol_conforms() {
+    let command = format!("{} reference", env!("CARGO_BIN_EXE_parcall"));
+    let (code, report) = json_report(&["check", "--cmd", &command]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["verdict"], "conforms");
+    assert_eq!(report["implementation"]["language"], "rust");
+}
+
+/// Each broken example names the requirements it breaks in a `# parcall: breaks` line;
+/// each must be caught, and by those requirements.
+#[test]
+fn every_broken_example_is_caught_by_the_requirement_it_breaks() {
+    let dir = root().join("conformance/examples/python/broken");
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    examples.sort();
+    assert!(examples.len() >= 12, "only {} broken examples", examples.len());
+    for path in examples {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let breaks: Vec<&str> = source
+            .lines()
+            .find_map(|l| l.strip_prefix("# parcall: breaks "))
+            .unwrap_or_else(|| panic!("{}: no `# parcall: breaks` line", path.display()))
+            .split_whitespace()
+            .collect();
+        let (code, report) = json_report(&["check", path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{} was not caught", path.display());
+        assert!(report["error"].is_null(), "{}: {}", path.display(), report["error"]);
+        let failed = failed_requirements(&report);
+        for requirement in breaks {
+            assert!(failed.iter().any(|f| f == requirement), "{}: {requirement} not among {failed:?}", path.display());
+        }
+    }
+}
+
+fn fixture(name: &str) -> String {
+    format!("conformance/fixtures/python/{name}.py")
+}
+
+/// Runs a fixture and returns its report and how long it took.
+fn run_fixture(name: &str, extra: &[&str]) -> (i32, serde_json::Value, Duration) {
+    let started = Instant::now();
+    let path = fixture(name);
+    let mut args = vec!["check", path.as_str()];
+    args.extend(extra);
+    let (code, report) = json_report(&args);
+    (code, report, started.elapsed())
+}
+
+fn outcomes(report: &serde_json::Value) -> Vec<String> {
+    report["cases"].as_array().unwrap().iter().map(|c| c["outcome"].as_str().unwrap().to_owned()).collect()
+}
+
+fn case<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
+    report["cases"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no case {id}"))
+}
+
+#[test]
+fn a_hanging_implementation_costs_seconds_and_is_given_up_on() {
+    let (code, report, took) = run_fixture("hang", &["--case", "exec-seed-*", "--timeout", "1"]);
+    assert_eq!(code, 1);
+    assert_eq!(outcomes(&report), ["timeout", "timeout", "timeout", "skipped"]);
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn an_exit_mid_run_is_a_crash_and_the_run_goes_on() {
+    let (code, report, _) = run_fixture("exit_mid_run", &["--case", "exec-seed-001", "--case", "exec-output-00*"]);
+    assert_eq!(code, 1);
+    let crashed = case(&report, "exec-seed-001");
+    assert_eq!(crashed["outcome"], "crash");
+    assert!(crashed["detail"]["message"].as_str().unwrap().contains("exited with status 3"));
+    assert_eq!(case(&report, "exec-output-005")["outcome"], "pass", "{report:#}");
+}
+
+#[test]
+fn flooding_stdout_neither_hangs_nor_corrupts_the_protocol() {
+    let (code, report, took) = run_fixture("flood_stdout", &["--case", "exec-seed-*"]);
+    assert_eq!(code, 0, "{report:#}");
+    let printed = report["cases"][0]["printed"].as_str().unwrap();
+    assert!(printed.len() < 100_000, "captured output is not bounded: {} bytes", printed.len());
+    assert!(printed.contains("more characters not shown"));
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+#[test]
+fn forged_protocol_lines_are_just_output() {
+    let (code, report, _) = run_fixture("forge_protocol", &["--function", "execute_tool_calls"]);
+    assert_eq!(code, 0, "{report:#}");
+}
+
+#[test]
+fn a_memory_hog_is_stopped_by_the_limit() {
+    let (code, report, took) =
+        run_fixture("hog_memory", &["--case", "exec-seed-001", "--case", "exec-output-002", "--memory-mib", "512", "--timeout", "20"]);
+    assert_eq!(code, 1);
+    let outcome = case(&report, "exec-seed-001")["outcome"].as_str().unwrap();
+    assert!(["exception", "crash"].contains(&outcome), "{outcome}");
+    assert_eq!(case(&report, "exec-output-002")["outcome"], "pass");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
+#[test]
+fn reading_stdin_gets_end_of_file_and_closing_std_fds_is_harmless() {
+    for name in ["read_stdin", "close_std_fds"] {
+        let (code, report, _) = run_fixture(name, &["--case", "exec-seed-*"]);
+        assert_eq!(code, 0, "{name}: {report:#}");
+    }
+}
+
+#[test]
+fn no_process_started_by_the_implementation_outlives_the_run() {
+    let token = format!("parcall-leftover-probe-{}", std::process::id());
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["check", &fixture("leave_child"), "--case", "exec-seed-001"])
+        .current_dir(root())
+        .env("PARCALL_FIXTURE_TOKEN", &token)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    std::thread::sleep(Duration::from_millis(300));
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == token.as_bytes()))
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(survivors.is_empty(), "processes left running: {survivors:?}");
+}
+
+#[rstest::rstest]
+#[case::hang_at_import("hang_at_import", "did not answer the handshake within")]
+#[case::syntax_error("syntax_error", "SyntaxError")]
+#[case::raise_at_import("raise_at_import", "JSONDecodeError")]
+#[case::no_functions("no_functions", "defines neither")]
+#[case::wrong_signature("wrong_signature", "cannot be called as execute_tool_calls(calls, max_parallel)")]
+fn modules_that_cannot_be_checked_get_a_clear_message_and_exit_1(#[case] name: &str, #[case] message: &str) {
+    let started = Instant::now();
+    let output = parcall(&["check", &fixture(name), "--startup-timeout", "2", "--color", "never"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains(message), "{text}");
+    assert!(text.contains("skipped"), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn results_that_are_not_json_are_a_clear_per_case_failure() {
+    let (code, report) = json_report(&["check", &fixture("returns_set"), "--case", "exec-seed-001", "--case", "dedup-seed-001"]);
+    assert_eq!(code, 1);
+    let messages: Vec<&str> = report["cases"].as_array().unwrap().iter().map(|c| c["detail"]["message"].as_str().unwrap()).collect();
+    assert!(messages[0].contains("$ is a set"), "{messages:?}");
+    assert!(messages[1].contains("has a key of type tuple"), "{messages:?}");
+}
+
+#[rstest::rstest]
+#[case::missing_file(&["check", "no/such/module.py"], "no such file")]
+#[case::not_python(&["check", "README.md"], "parcall checks Python modules")]
+#[case::unknown_requirement(&["check", "conformance/examples/python/solution.py", "--requirement", "EXEC-NOPE"], "no such requirement")]
+#[case::empty_selection(&["check", "conformance/examples/python/solution.py", "--case", "nothing-*"], "select no case")]
+#[case::invalid_spec(&["check", "conformance/examples/python/solution.py", "--spec", "/nonexistent"], "invalid spec")]
+#[case::bad_flag(&["check", "--frobnicate"], "unexpected argument")]
+fn usage_errors_exit_2_and_say_what_is_wrong(#[case] args: &[&str], #[case] message: &str) {
+    let output = parcall(args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(message), "{stderr}");
+}
+
+#[test]
+fn colour_follows_the_flag() {
+    let args = ["check", "conformance/examples/python/solution.py", "--case", "exec-seed-001"];
+    let always = stdout(&parcall(&[&args[..], &["--color", "always"]].concat()));
+    assert!(always.contains("\x1b["));
+    let auto = stdout(&parcall(&args));
+    assert!(!auto.contains("\x1b["), "not a terminal: no colour");
+}
+
+/// Masks what changes from machine to machine: versions and durations.
+fn stable(text: &str) -> String {
+    let patterns = [
+        (r"python \d+\.\d+\.\d+", "python [version]"),
+        (r#""version": "\d+\.\d+\.\d+""#, r#""version": "[version]""#),
+        (r#""duration_ms": [0-9.e+-]+"#, r#""duration_ms": "[ms]""#),
+        (r#"time="[0-9.]+""#, r#"time="[s]""#),
+        (r#"timestamp="[^"]+""#, r#"timestamp="[t]""#),
+    ];
+    let mut text = text.to_owned();
+    for (pattern, replacement) in patterns {
+        text = regex::Regex::new(pattern).unwrap().replace_all(&text, replacement).into_owned();
+    }
+    text
+}
+
+fn snapshot_run(format: &str) -> String {
+    let output = parcall(&[
+        "check",
+        "conformance/examples/python/broken/limit_before_duplicate.py",
+        "--case",
+        "exec-limit-004",
+        "--case",
+        "exec-limit-001",
+        "--case",
+        "exec-dup-004",
+        "--color",
+        "never",
+        "--format",
+        format,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    stable(&stdout(&output))
+}
+
+#[test]
+fn report_human() {
+    insta::assert_snapshot!(snapshot_run("human"));
+}
+
+#[test]
+fn report_json() {
+    insta::assert_snapshot!(snapshot_run("json"));
+}
+
+#[test]
+fn report_junit() {
+    insta::assert_snapshot!(snapshot_run("junit"));
+}
+
+#[test]
+fn report_tap() {
+    insta::assert_snapshot!(snapshot_run("tap"));
+}
+
+#[test]
+fn the_report_schema_is_generated_from_the_report_types() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/report.schema.json");
+    let generated = parcall::report::report_schema();
+    if std::env::var_os("PARCALL_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(committed == generated, "{} is stale: rerun with PARCALL_BLESS=1", path.display());
+    let (_, report) = json_report(&["check", "conformance/examples/python/broken/zero_means_default.py"]);
+    let schema: serde_json::Value = serde_json::from_str(&generated).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&report).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
