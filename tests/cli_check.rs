@@ -28,9 +28,17 @@ fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
     all.extend(["--format", "json"]);
     let output = parcall(&all);
     // parcall's reader: reports may hold 1e400 (an infinity), which serde_json refuses.
-    let report = parcall::json::parse(&stdout(&output))
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&output), String::from_utf8_lossy(&output.stderr)));
-    (output.status.code().unwrap_or(-1), parcall::json::to_serde_json(&report))
+    let report = parcall::json::parse(&stdout(&output)).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            stdout(&output),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (
+        output.status.code().unwrap_or(-1),
+        parcall::json::to_serde_json(&report),
+    )
 }
 
 fn failed_requirements(report: &serde_json::Value) -> Vec<String> {
@@ -45,7 +53,12 @@ fn failed_requirements(report: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn the_correct_solution_conforms() {
-    let output = parcall(&["check", "conformance/examples/python/solution.py", "--color", "never"]);
+    let output = parcall(&[
+        "check",
+        "conformance/examples/python/solution.py",
+        "--color",
+        "never",
+    ]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.trim_end().ends_with("189 passed, 0 failed"), "{text}");
@@ -65,9 +78,16 @@ fn the_reference_served_over_the_protocol_conforms() {
 #[test]
 fn every_broken_example_is_caught_by_the_requirement_it_breaks() {
     let dir = root().join("conformance/examples/python/broken");
-    let mut examples: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     examples.sort();
-    assert!(examples.len() >= 12, "only {} broken examples", examples.len());
+    assert!(
+        examples.len() >= 12,
+        "only {} broken examples",
+        examples.len()
+    );
     for path in examples {
         let source = std::fs::read_to_string(&path).unwrap();
         let breaks: Vec<&str> = source
@@ -78,10 +98,19 @@ fn every_broken_example_is_caught_by_the_requirement_it_breaks() {
             .collect();
         let (code, report) = json_report(&["check", path.to_str().unwrap()]);
         assert_eq!(code, 1, "{} was not caught", path.display());
-        assert!(report["error"].is_null(), "{}: {}", path.display(), report["error"]);
+        assert!(
+            report["error"].is_null(),
+            "{}: {}",
+            path.display(),
+            report["error"]
+        );
         let failed = failed_requirements(&report);
         for requirement in breaks {
-            assert!(failed.iter().any(|f| f == requirement), "{}: {requirement} not among {failed:?}", path.display());
+            assert!(
+                failed.iter().any(|f| f == requirement),
+                "{}: {requirement} not among {failed:?}",
+                path.display()
+            );
         }
     }
 }
@@ -101,29 +130,52 @@ fn run_fixture(name: &str, extra: &[&str]) -> (i32, serde_json::Value, Duration)
 }
 
 fn outcomes(report: &serde_json::Value) -> Vec<String> {
-    report["cases"].as_array().unwrap().iter().map(|c| c["outcome"].as_str().unwrap().to_owned()).collect()
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["outcome"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 fn case<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
-    report["cases"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no case {id}"))
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
 }
 
 #[test]
 fn a_hanging_implementation_costs_seconds_and_is_given_up_on() {
     let (code, report, took) = run_fixture("hang", &["--case", "exec-seed-*", "--timeout", "1"]);
     assert_eq!(code, 1);
-    assert_eq!(outcomes(&report), ["timeout", "timeout", "timeout", "skipped"]);
+    assert_eq!(
+        outcomes(&report),
+        ["timeout", "timeout", "timeout", "skipped"]
+    );
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
 
 #[test]
 fn an_exit_mid_run_is_a_crash_and_the_run_goes_on() {
-    let (code, report, _) = run_fixture("exit_mid_run", &["--case", "exec-seed-001", "--case", "exec-output-00*"]);
+    let (code, report, _) = run_fixture(
+        "exit_mid_run",
+        &["--case", "exec-seed-001", "--case", "exec-output-00*"],
+    );
     assert_eq!(code, 1);
     let crashed = case(&report, "exec-seed-001");
     assert_eq!(crashed["outcome"], "crash");
-    assert!(crashed["detail"]["message"].as_str().unwrap().contains("exited with status 3"));
-    assert_eq!(case(&report, "exec-output-005")["outcome"], "pass", "{report:#}");
+    assert!(crashed["detail"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("exited with status 3"));
+    assert_eq!(
+        case(&report, "exec-output-005")["outcome"],
+        "pass",
+        "{report:#}"
+    );
 }
 
 #[test]
@@ -131,7 +183,11 @@ fn flooding_stdout_neither_hangs_nor_corrupts_the_protocol() {
     let (code, report, took) = run_fixture("flood_stdout", &["--case", "exec-seed-*"]);
     assert_eq!(code, 0, "{report:#}");
     let printed = report["cases"][0]["printed"].as_str().unwrap();
-    assert!(printed.len() < 100_000, "captured output is not bounded: {} bytes", printed.len());
+    assert!(
+        printed.len() < 100_000,
+        "captured output is not bounded: {} bytes",
+        printed.len()
+    );
     assert!(printed.contains("more characters not shown"));
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
@@ -144,8 +200,19 @@ fn forged_protocol_lines_are_just_output() {
 
 #[test]
 fn a_memory_hog_is_stopped_by_the_limit() {
-    let (code, report, took) =
-        run_fixture("hog_memory", &["--case", "exec-seed-001", "--case", "exec-output-002", "--memory-mib", "512", "--timeout", "20"]);
+    let (code, report, took) = run_fixture(
+        "hog_memory",
+        &[
+            "--case",
+            "exec-seed-001",
+            "--case",
+            "exec-output-002",
+            "--memory-mib",
+            "512",
+            "--timeout",
+            "20",
+        ],
+    );
     assert_eq!(code, 1);
     let outcome = case(&report, "exec-seed-001")["outcome"].as_str().unwrap();
     assert!(["exception", "crash"].contains(&outcome), "{outcome}");
@@ -175,13 +242,21 @@ fn no_process_started_by_the_implementation_outlives_the_run() {
     let survivors: Vec<String> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
         .filter(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == token.as_bytes()))
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == token.as_bytes()))
         })
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(survivors.is_empty(), "processes left running: {survivors:?}");
+    assert!(
+        survivors.is_empty(),
+        "processes left running: {survivors:?}"
+    );
 }
 
 #[rstest::rstest]
@@ -189,10 +264,23 @@ fn no_process_started_by_the_implementation_outlives_the_run() {
 #[case::syntax_error("syntax_error", "SyntaxError")]
 #[case::raise_at_import("raise_at_import", "JSONDecodeError")]
 #[case::no_functions("no_functions", "defines neither")]
-#[case::wrong_signature("wrong_signature", "cannot be called as execute_tool_calls(calls, max_parallel)")]
-fn modules_that_cannot_be_checked_get_a_clear_message_and_exit_1(#[case] name: &str, #[case] message: &str) {
+#[case::wrong_signature(
+    "wrong_signature",
+    "cannot be called as execute_tool_calls(calls, max_parallel)"
+)]
+fn modules_that_cannot_be_checked_get_a_clear_message_and_exit_1(
+    #[case] name: &str,
+    #[case] message: &str,
+) {
     let started = Instant::now();
-    let output = parcall(&["check", &fixture(name), "--startup-timeout", "2", "--color", "never"]);
+    let output = parcall(&[
+        "check",
+        &fixture(name),
+        "--startup-timeout",
+        "2",
+        "--color",
+        "never",
+    ]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains(message), "{text}");
@@ -202,11 +290,26 @@ fn modules_that_cannot_be_checked_get_a_clear_message_and_exit_1(#[case] name: &
 
 #[test]
 fn results_that_are_not_json_are_a_clear_per_case_failure() {
-    let (code, report) = json_report(&["check", &fixture("returns_set"), "--case", "exec-seed-001", "--case", "dedup-seed-001"]);
+    let (code, report) = json_report(&[
+        "check",
+        &fixture("returns_set"),
+        "--case",
+        "exec-seed-001",
+        "--case",
+        "dedup-seed-001",
+    ]);
     assert_eq!(code, 1);
-    let messages: Vec<&str> = report["cases"].as_array().unwrap().iter().map(|c| c["detail"]["message"].as_str().unwrap()).collect();
+    let messages: Vec<&str> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["detail"]["message"].as_str().unwrap())
+        .collect();
     assert!(messages[0].contains("$ is a set"), "{messages:?}");
-    assert!(messages[1].contains("has a key of type tuple"), "{messages:?}");
+    assert!(
+        messages[1].contains("has a key of type tuple"),
+        "{messages:?}"
+    );
 }
 
 #[rstest::rstest]
@@ -225,7 +328,12 @@ fn usage_errors_exit_2_and_say_what_is_wrong(#[case] args: &[&str], #[case] mess
 
 #[test]
 fn colour_follows_the_flag() {
-    let args = ["check", "conformance/examples/python/solution.py", "--case", "exec-seed-001"];
+    let args = [
+        "check",
+        "conformance/examples/python/solution.py",
+        "--case",
+        "exec-seed-001",
+    ];
     let always = stdout(&parcall(&[&args[..], &["--color", "always"]].concat()));
     assert!(always.contains("\x1b["));
     let auto = stdout(&parcall(&args));
@@ -243,7 +351,10 @@ fn stable(text: &str) -> String {
     ];
     let mut text = text.to_owned();
     for (pattern, replacement) in patterns {
-        text = regex::Regex::new(pattern).unwrap().replace_all(&text, replacement).into_owned();
+        text = regex::Regex::new(pattern)
+            .unwrap()
+            .replace_all(&text, replacement)
+            .into_owned();
     }
     text
 }
@@ -295,10 +406,42 @@ fn the_report_schema_is_generated_from_the_report_types() {
         std::fs::write(&path, &generated).unwrap();
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(committed == generated, "{} is stale: rerun with PARCALL_BLESS=1", path.display());
-    let (_, report) = json_report(&["check", "conformance/examples/python/broken/zero_means_default.py"]);
+    assert!(
+        committed == generated,
+        "{} is stale: rerun with PARCALL_BLESS=1",
+        path.display()
+    );
+    let (_, report) = json_report(&[
+        "check",
+        "conformance/examples/python/broken/zero_means_default.py",
+    ]);
     let schema: serde_json::Value = serde_json::from_str(&generated).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&report).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
     assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn the_protocol_schema_is_generated_from_the_message_types() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/protocol.schema.json");
+    let generated = parcall::protocol::protocol_schema();
+    if std::env::var_os("PARCALL_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is stale: rerun with PARCALL_BLESS=1",
+        path.display()
+    );
+    let schema: serde_json::Value = serde_json::from_str(&generated).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let hello = serde_json::json!({"type": "hello", "protocol": 1, "implementation": {"name": "x", "language": "go", "version": "1"}, "functions": ["run_parallel_calls"]});
+    assert!(validator.is_valid(&hello));
+    let bad =
+        serde_json::json!({"type": "hello", "protocol": 1, "functions": ["run_parallel_calls"]});
+    assert!(!validator.is_valid(&bad));
 }

@@ -61,7 +61,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
 
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
     let limits = Limits {
-        memory_bytes: (args.memory_mib > 0).then(|| args.memory_mib << 20),
+        memory_bytes: (args.memory_mib > 0).then_some(args.memory_mib << 20),
         ..Limits::default()
     };
     match (&args.implementation, &args.cmd) {

@@ -27,6 +27,7 @@ pub enum Command {
     /// `execute_tool_calls`, `run_parallel_calls` or both, runs every case of the functions
     /// it defines, and reports each failure with the input, a diff, the invocations and a
     /// command that reruns it.
+    #[command(after_help = exit::HELP)]
     Check(CheckArgs),
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
     /// `parcall check --cmd "parcall reference"` must pass.

@@ -319,6 +319,9 @@ pub fn to_serde_json(value: &Value) -> serde_json::Value {
         Value::Float(f) => f.clamp(f64::MIN, f64::MAX).into(),
         Value::Str(s) => s.as_str().into(),
         Value::List(items) => items.iter().map(to_serde_json).collect(),
-        Value::Object(o) => o.iter().map(|(k, v)| (k.clone(), to_serde_json(v))).collect(),
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| (k.clone(), to_serde_json(v)))
+            .collect(),
     }
 }

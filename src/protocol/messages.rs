@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Runner to implementation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
     /// First message: who is asking.
@@ -23,7 +23,7 @@ pub enum Request {
 
 /// One case to run. The implementation answers every tool invocation from `tools`
 /// (a case costs one round trip) and reports each invocation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseRequest {
     /// Correlation id: echoed in the reply.
@@ -38,7 +38,7 @@ pub struct CaseRequest {
 }
 
 /// The arguments of one call of the function.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchRequest {
     pub calls: Value,
@@ -48,7 +48,7 @@ pub struct BatchRequest {
 }
 
 /// Implementation to runner.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Reply {
     Hello(HelloReply),
@@ -57,7 +57,7 @@ pub enum Reply {
 }
 
 /// The handshake answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HelloReply {
     pub protocol: u32,
@@ -85,7 +85,7 @@ pub struct ImplementationInfo {
 }
 
 /// The result of one case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseReply {
     pub id: u64,
@@ -97,7 +97,7 @@ pub struct CaseReply {
 }
 
 /// What one call of the function did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
 pub enum BatchReply {
     /// The function returned a JSON value.

@@ -56,3 +56,22 @@ pub fn encode_message<T: serde::Serialize>(message: &T) -> String {
     line.push('\n');
     line
 }
+
+/// The JSON Schema of every protocol message (`conformance/protocol.schema.json`):
+/// `request` is what the runner sends, `reply` what an implementation answers.
+pub fn protocol_schema() -> String {
+    let mut generator = schemars::SchemaGenerator::default();
+    let request = generator.subschema_for::<Request>();
+    let reply = generator.subschema_for::<Reply>();
+    let mut schema = schemars::json_schema!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "parcall protocol, version 1",
+        "description": "One JSON object per line. `request`: runner to implementation; `reply`: implementation to runner.",
+        "oneOf": [request, reply],
+    });
+    let definitions = generator.take_definitions(true);
+    schema.insert("$defs".into(), serde_json::Value::Object(definitions));
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema is plain JSON");
+    text.push('\n');
+    text
+}

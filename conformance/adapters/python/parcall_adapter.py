@@ -39,7 +39,7 @@ def take_protocol_fds():
     read_fd, write_fd = (int(part) for part in spec.split(","))
     moved = []
     for fd in (read_fd, write_fd):
-        new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 300)
+        new = fcntl.fcntl(fd, getattr(fcntl, "F_DUPFD_CLOEXEC", 1030), 300)  # 1030: Linux's value
         os.close(fd)
         moved.append(new)
     return os.fdopen(moved[0], "rb"), os.fdopen(moved[1], "wb")
