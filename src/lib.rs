@@ -2,6 +2,7 @@
 //! tool calling (`execute_tool_calls` and `run_parallel_calls`).
 
 pub mod cli;
+pub mod fuzz;
 pub mod generate;
 pub mod json;
 pub mod judge;

@@ -2,44 +2,12 @@
 //! misbehaving fixtures are contained (verdict, bounded time, nothing left running), usage
 //! errors say what is wrong, and every report format is snapshotted.
 
+mod common;
+
+use common::{fresh_regressions, json_report, parcall, root, stdout};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn parcall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_parcall"))
-        .args(args)
-        .current_dir(root())
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the parcall binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
-    let mut all = args.to_vec();
-    all.extend(["--format", "json"]);
-    let output = parcall(&all);
-    // parcall's reader: reports may hold 1e400 (an infinity), which serde_json refuses.
-    let report = parcall::json::parse(&stdout(&output)).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            stdout(&output),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (
-        output.status.code().unwrap_or(-1),
-        parcall::json::to_serde_json(&report),
-    )
-}
 
 fn failed_requirements(report: &serde_json::Value) -> Vec<String> {
     report["requirements"]
@@ -61,7 +29,8 @@ fn the_correct_solution_conforms() {
     ]);
     let text = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
-    assert!(text.trim_end().ends_with("189 passed, 0 failed"), "{text}");
+    // 189 spec cases and one entry per function for the 500 generated cases each.
+    assert!(text.trim_end().ends_with("191 passed, 0 failed"), "{text}");
 }
 
 #[test]
@@ -96,7 +65,14 @@ fn every_broken_example_is_caught_by_the_requirement_it_breaks() {
             .unwrap_or_else(|| panic!("{}: no `# parcall: breaks` line", path.display()))
             .split_whitespace()
             .collect();
-        let (code, report) = json_report(&["check", path.to_str().unwrap()]);
+        let (code, report) = json_report(&[
+            "check",
+            path.to_str().unwrap(),
+            "--fuzz",
+            "100",
+            "--seed",
+            "1",
+        ]);
         assert_eq!(code, 1, "{} was not caught", path.display());
         assert!(
             report["error"].is_null(),
@@ -194,7 +170,10 @@ fn flooding_stdout_neither_hangs_nor_corrupts_the_protocol() {
 
 #[test]
 fn forged_protocol_lines_are_just_output() {
-    let (code, report, _) = run_fixture("forge_protocol", &["--function", "execute_tool_calls"]);
+    let (code, report, _) = run_fixture(
+        "forge_protocol",
+        &["--function", "execute_tool_calls", "--fuzz", "50"],
+    );
     assert_eq!(code, 0, "{report:#}");
 }
 
@@ -235,6 +214,7 @@ fn no_process_started_by_the_implementation_outlives_the_run() {
         .args(["check", &fixture("leave_child"), "--case", "exec-seed-001"])
         .current_dir(root())
         .env("PARCALL_FIXTURE_TOKEN", &token)
+        .env("PARCALL_REGRESSIONS", fresh_regressions())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));

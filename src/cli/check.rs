@@ -1,52 +1,47 @@
-//! `parcall check`: run the spec's cases against an implementation and report.
+//! `parcall check`: run the spec's cases, the recorded regressions and generated cases
+//! against an implementation, and report.
 
 use super::exit;
 use super::{CheckArgs, SpecArg};
+use crate::fuzz::{self, regressions};
 use crate::process::Limits;
 use crate::report::{self, Context, Palette, Report, Verdict};
-use crate::runner::{self, Settings};
-use crate::spec::{Spec, SpecCase};
+use crate::runner::{self, Run, Runner, Settings};
+use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
 use std::io::{IsTerminal, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Generated cases per function unless told otherwise.
+pub const DEFAULT_FUZZ: usize = 500;
 
 pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return Ok(exit::USAGE);
-        }
-    };
-    let cases = match select(&spec, &args) {
-        Ok(cases) => cases,
+    let plan = match Plan::new(&args) {
+        Ok(plan) => plan,
         Err(message) => {
             eprintln!("error: {message}");
             return Ok(exit::USAGE);
         }
     };
-    let prepared = match prepare(&args) {
-        Ok(prepared) => prepared,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return Ok(exit::USAGE);
-        }
-    };
-    let settings = Settings {
-        timeout: Duration::from_secs_f64(args.timeout),
-        startup: Duration::from_secs_f64(args.startup_timeout),
-        ..Settings::default()
-    };
-    let run = runner::run(&prepared.launch, &spec.version, &cases, settings);
-    let rerun_base = rerun_base(&args);
+    if plan.fuzz > 0 {
+        eprintln!(
+            "parcall: {} generated cases per function, seed {} (rerun with --seed {})",
+            plan.fuzz, plan.seed, plan.seed
+        );
+    }
+    let outcome = execute(&args, &plan);
     let report = Report::new(
-        &run,
+        &outcome.run,
         &Context {
-            spec: &spec,
-            target: &prepared.target,
-            rerun_base: &rerun_base,
+            spec: &plan.spec,
+            target: &plan.prepared.target,
+            rerun_base: &rerun_base(&args),
         },
-    );
+    )
+    .with_generated(plan.seed, &outcome.generated);
+    for note in &outcome.notes {
+        eprintln!("parcall: {note}");
+    }
     let stdout = std::io::stdout();
     let palette = Palette::for_stream(args.color, stdout.is_terminal());
     let mut out = stdout.lock();
@@ -57,6 +52,173 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
         Verdict::Error => exit::INCOMPLETE,
     })
+}
+
+/// Everything settled before the implementation starts: bad input is refused here.
+struct Plan {
+    spec: Spec,
+    /// Recorded regressions, then the selected spec cases.
+    cases: Vec<SpecCase>,
+    functions: Vec<Function>,
+    prepared: Prepared,
+    fuzz: usize,
+    seed: u64,
+}
+
+impl Plan {
+    fn new(args: &CheckArgs) -> Result<Plan, String> {
+        let spec = args.spec.load().map_err(|e| e.to_string())?;
+        let selected = select(&spec, args)?;
+        let filtered = !args.case.is_empty() || !args.requirement.is_empty();
+        let fuzz = args.fuzz.unwrap_or(if filtered { 0 } else { DEFAULT_FUZZ });
+        let functions: Vec<Function> = Function::ALL
+            .into_iter()
+            .filter(|f| args.function.is_empty() || args.function.contains(f))
+            .collect();
+        let mut cases = Vec::new();
+        if !args.no_regressions && !filtered {
+            let replayed = regressions::load(&args.regressions).map_err(|e| e.to_string())?;
+            cases.extend(
+                replayed
+                    .into_iter()
+                    .filter(|c| functions.contains(&c.function())),
+            );
+        }
+        cases.extend(selected);
+        let prepared = prepare(args).map_err(|e| e.to_string())?;
+        Ok(Plan {
+            spec,
+            cases,
+            functions,
+            prepared,
+            fuzz,
+            seed: args.seed.unwrap_or_else(fresh_seed),
+        })
+    }
+}
+
+/// A seed nobody chose: the clock and the process id.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 32)
+}
+
+struct Outcome {
+    run: Run,
+    generated: Vec<fuzz::Summary>,
+    notes: Vec<String>,
+}
+
+fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
+    let started = Instant::now();
+    let settings = Settings {
+        timeout: Duration::from_secs_f64(args.timeout),
+        startup: Duration::from_secs_f64(args.startup_timeout),
+        ..Settings::default()
+    };
+    let mut runner = match Runner::start(&plan.prepared.launch, &plan.spec.version, settings) {
+        Ok(runner) => runner,
+        Err(error) => {
+            let run = Run {
+                implementation: None,
+                functions: Vec::new(),
+                results: runner::not_started(&plan.cases, &error),
+                start_error: Some(error),
+                duration: started.elapsed(),
+            };
+            return Outcome {
+                run,
+                generated: Vec::new(),
+                notes: Vec::new(),
+            };
+        }
+    };
+    let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
+    runner.on_result = progress(expected_total);
+    let mut results = runner.run_cases(&plan.cases);
+    let generated = if plan.fuzz > 0 {
+        fuzz::run(
+            &mut runner,
+            &plan.spec.cases,
+            &plan.functions,
+            fuzz::Settings::new(plan.fuzz, plan.seed),
+        )
+    } else {
+        Vec::new()
+    };
+    runner.on_result = None;
+    clear_progress();
+    results.extend(generated.iter().map(|g| g.result.clone()));
+    let notes = keep_counterexamples(args, &generated);
+    let (implementation, functions) = runner.shutdown();
+    let run = Run {
+        implementation: Some(implementation),
+        functions,
+        results,
+        start_error: None,
+        duration: started.elapsed(),
+    };
+    Outcome {
+        run,
+        generated,
+        notes,
+    }
+}
+
+/// Records each counterexample in the regressions file and, with `--save-failures`, as a
+/// case file. Failing to write is reported, never fatal: the verdict stands.
+fn keep_counterexamples(args: &CheckArgs, generated: &[fuzz::Summary]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for counterexample in generated.iter().filter_map(|g| g.counterexample.as_ref()) {
+        if !args.no_regressions {
+            match regressions::record(&args.regressions, counterexample) {
+                Ok(true) => notes.push(format!(
+                    "counterexample {} recorded in {}; the next run replays it first",
+                    counterexample.id(),
+                    args.regressions.display()
+                )),
+                Ok(false) => {}
+                Err(error) => notes.push(format!("warning: {error}")),
+            }
+        }
+        if let Some(dir) = &args.save_failures {
+            match regressions::save_case_file(dir, counterexample) {
+                Ok(path) => notes.push(format!("counterexample saved as {}", path.display())),
+                Err(error) => notes.push(format!("warning: {error}")),
+            }
+        }
+    }
+    notes
+}
+
+/// A progress line on stderr when it is a terminal, redrawn at most every 100 ms.
+fn progress<'a>(total: usize) -> Option<runner::ResultCallback<'a>> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let mut done = 0usize;
+    let mut last = Instant::now() - Duration::from_secs(1);
+    Some(Box::new(move |_| {
+        done += 1;
+        if last.elapsed() >= Duration::from_millis(100) {
+            last = Instant::now();
+            let width = 30;
+            let filled = (done * width / total.max(1)).min(width);
+            eprint!(
+                "\r[{}{}] {done}/{total} cases",
+                "=".repeat(filled),
+                " ".repeat(width - filled)
+            );
+        }
+    }))
+}
+
+fn clear_progress() {
+    if std::io::stderr().is_terminal() {
+        eprint!("\r{}\r", " ".repeat(60));
+    }
 }
 
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
@@ -89,7 +251,7 @@ fn rerun_base(args: &CheckArgs) -> String {
     shell_words::join(words)
 }
 
-/// The cases the filters select. A filter that selects nothing is a usage error: it is
+/// The spec cases the filters select. A filter that selects nothing is a usage error: it is
 /// almost always a typo.
 fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, String> {
     for id in &args.requirement {

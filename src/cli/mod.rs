@@ -28,7 +28,7 @@ pub enum Command {
     /// it defines, and reports each failure with the input, a diff, the invocations and a
     /// command that reruns it.
     #[command(after_help = exit::HELP)]
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
     /// `parcall check --cmd "parcall reference"` must pass.
     Reference,
@@ -76,6 +76,29 @@ pub struct CheckArgs {
     /// Address-space limit of the implementation in MiB (0: none).
     #[arg(long, value_name = "MIB", default_value_t = 2048)]
     pub memory_mib: u64,
+    /// Generated cases per function, beyond the spec's own (0: none). Default 500, or 0
+    /// when --case or --requirement picks cases.
+    #[arg(long, value_name = "N")]
+    pub fuzz: Option<usize>,
+    /// Seed of the generated cases; the same seed reproduces the run exactly. Default: a
+    /// fresh one, printed and recorded in every report.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Write each minimal counterexample to DIR as a case file ready to commit in spec/.
+    #[arg(long, value_name = "DIR")]
+    pub save_failures: Option<PathBuf>,
+    /// The regressions file: counterexamples found before, replayed first; new ones are
+    /// added to it.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "PARCALL_REGRESSIONS",
+        default_value = ".parcall/regressions.json"
+    )]
+    pub regressions: PathBuf,
+    /// Neither replay nor record regressions.
+    #[arg(long)]
+    pub no_regressions: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -134,7 +157,7 @@ use crate::spec as parcall_spec;
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Spec(command) => spec_cmd::run(command),
-        Command::Check(args) => check::run(args),
+        Command::Check(args) => check::run(*args),
         Command::Reference => {
             crate::subject::server::serve_from_environment()?;
             Ok(exit::SUCCESS)

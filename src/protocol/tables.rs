@@ -42,13 +42,13 @@ pub fn case_request(id: u64, case_id: &str, case: &Case) -> CaseRequest {
     }
 }
 
-/// Every `(tool, arguments)` the calls of the case's batches name, `arguments` defaulting
-/// to `{}`, in first-appearance order.
-fn requests(case: &ExecCase) -> Vec<(String, Object)> {
+/// Every `(tool, arguments)` the calls of the batches name, `arguments` defaulting to `{}`,
+/// in first-appearance order.
+fn requests<'v>(batches: impl Iterator<Item = &'v Value>) -> Vec<(String, Object)> {
     let mut seen = Vec::new();
-    for batch in &case.batches {
+    for calls in batches {
         // The loader has checked the domain; a batch outside it contributes nothing.
-        for call in input::tool_calls(&batch.calls).unwrap_or_default() {
+        for call in input::tool_calls(calls).unwrap_or_default() {
             let request = (call.tool, call.arguments.unwrap_or_default());
             if !seen.contains(&request) {
                 seen.push(request);
@@ -61,12 +61,20 @@ fn requests(case: &ExecCase) -> Vec<(String, Object)> {
 /// What `dispatch` answers, as scripts by tool name. Tools the scripts do not know get the
 /// sandbox's unknown-tool answer, so every request a batch names has an entry.
 fn dispatch_table(case: &ExecCase) -> IndexMap<String, ToolScript> {
-    let mut table = match &case.dispatch {
+    dispatch_table_for(&case.dispatch, case.batches.iter().map(|b| &b.calls))
+}
+
+/// [`dispatch_table`] for any dispatcher and batches of calls.
+pub fn dispatch_table_for<'v>(
+    dispatch: &Dispatch,
+    batches: impl Iterator<Item = &'v Value>,
+) -> IndexMap<String, ToolScript> {
+    let mut table = match dispatch {
         Dispatch::Scripted { tools } => tools.clone(),
         Dispatch::Sandbox => IndexMap::new(),
     };
-    for (tool, arguments) in requests(case) {
-        let scripted = matches!(case.dispatch, Dispatch::Scripted { .. });
+    let scripted = matches!(dispatch, Dispatch::Scripted { .. });
+    for (tool, arguments) in requests(batches) {
         if scripted && table.contains_key(&tool) {
             continue;
         }

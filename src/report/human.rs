@@ -93,6 +93,13 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
             palette.dim(format!("checked {}", functions.join(", ")))
         )?;
     }
+    for g in &report.generated {
+        let line = format!(
+            "generated {}: {} cases, {} passed, {} failed (seed {})",
+            g.function, g.cases, g.passed, g.failed, g.seed
+        );
+        writeln!(out, "{}", palette.dim(line))?;
+    }
     Ok(())
 }
 

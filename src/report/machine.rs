@@ -104,6 +104,9 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             }
             suite.add_test_case(test_case);
         }
+        if let Some(seed) = report.seed {
+            suite.add_property(quick_junit::Property::new("seed", seed.to_string()));
+        }
         if suite.tests > 0 {
             junit.add_test_suite(suite);
         }
@@ -118,6 +121,9 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "TAP version 14")?;
     if let Some(error) = &report.error {
         writeln!(out, "# {}", error.lines().next().unwrap_or_default())?;
+    }
+    if let Some(seed) = report.seed {
+        writeln!(out, "# seed: {seed}")?;
     }
     writeln!(out, "1..{}", report.cases.len())?;
     for (index, case) in report.cases.iter().enumerate() {

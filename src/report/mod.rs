@@ -9,8 +9,8 @@ mod palette;
 
 pub use machine::failure_text;
 pub use model::{
-    batch_input, CaseReport, Context, Detail, Report, RequirementSummary, Summary, Verdict,
-    REPORT_VERSION,
+    batch_input, CaseReport, Context, Detail, GeneratedReport, Report, RequirementSummary, Summary,
+    Verdict, REPORT_VERSION,
 };
 pub use palette::{ColorChoice, Palette};
 

@@ -41,8 +41,28 @@ pub struct Report {
     /// One entry per requirement that the selected cases check.
     pub requirements: Vec<RequirementSummary>,
     pub cases: Vec<CaseReport>,
+    /// The seed of the generated cases, when any ran: `--seed` with it reproduces the run.
+    pub seed: Option<u64>,
+    /// What the generated cases of each function found. Each function also has one entry
+    /// in `cases` (id `generated-exec` or `generated-dedup`): a pass, or the minimal
+    /// counterexample's failure.
+    pub generated: Vec<GeneratedReport>,
     /// Wall time of the run, in milliseconds.
     pub duration_ms: f64,
+}
+
+/// The generated cases of one function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct GeneratedReport {
+    pub function: Function,
+    pub seed: u64,
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    /// Runs of the implementation spent shrinking the first failure.
+    pub shrink_runs: usize,
+    /// The id under which the minimal counterexample was recorded, if one was found.
+    pub counterexample: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -183,8 +203,31 @@ impl Report {
             summary,
             requirements: requirement_summaries(context.spec, &cases),
             cases,
+            seed: None,
+            generated: Vec::new(),
             duration_ms: run.duration.as_secs_f64() * 1e3,
         }
+    }
+
+    /// Adds what the generated cases found (nothing when none ran).
+    pub fn with_generated(mut self, seed: u64, summaries: &[crate::fuzz::Summary]) -> Report {
+        if summaries.is_empty() {
+            return self;
+        }
+        self.seed = Some(seed);
+        self.generated = summaries
+            .iter()
+            .map(|s| GeneratedReport {
+                function: s.function,
+                seed: s.seed,
+                cases: s.generated,
+                passed: s.passed,
+                failed: s.failed,
+                shrink_runs: s.shrink_runs,
+                counterexample: s.counterexample.as_ref().map(|c| c.id().to_owned()),
+            })
+            .collect();
+        self
     }
 }
 
@@ -227,11 +270,14 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         printed: result.printed.clone(),
         process_output: result.process_output.clone(),
         duration_ms: result.duration.as_secs_f64() * 1e3,
-        rerun: format!(
-            "{} --case {}",
-            context.rerun_base,
-            shell_words::quote(case.id())
-        ),
+        rerun: match &result.rerun_args {
+            Some(args) => format!("{} {args}", context.rerun_base),
+            None => format!(
+                "{} --case {}",
+                context.rerun_base,
+                shell_words::quote(case.id())
+            ),
+        },
     }
 }
 

@@ -47,6 +47,8 @@ pub struct CaseResult {
     /// The process's last stderr/stdout bytes, for crashes and timeouts.
     pub process_output: String,
     pub duration: Duration,
+    /// Arguments that rerun this result when `--case ID` would not (generated cases).
+    pub rerun_args: Option<String>,
 }
 
 /// Everything a run found.
@@ -64,78 +66,56 @@ pub struct Run {
 /// Runs `cases` against the implementation `launch` starts.
 pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings) -> Run {
     let started = Instant::now();
-    let session = match Session::start(launch, suite, settings.startup) {
-        Ok(session) => session,
-        Err(error) => {
-            // Every selected case fails with the implementation: they are reported as not
-            // run, with the reason, so summaries per requirement still show them.
-            let reason = format!(
-                "not run: {}",
-                error.to_string().lines().next().unwrap_or_default()
-            );
-            let results = cases
-                .iter()
-                .map(|case| CaseResult {
-                    case: case.clone(),
-                    outcome: Outcome::Skipped {
-                        reason: reason.clone(),
-                    },
-                    printed: String::new(),
-                    process_output: String::new(),
-                    duration: Duration::ZERO,
-                })
-                .collect();
-            return Run {
-                implementation: None,
-                functions: Vec::new(),
+    match Runner::start(launch, suite, settings) {
+        Ok(mut runner) => {
+            let results = runner.run_cases(cases);
+            let (implementation, functions) = runner.shutdown();
+            Run {
+                implementation: Some(implementation),
+                functions,
                 results,
-                start_error: Some(error),
+                start_error: None,
                 duration: started.elapsed(),
-            };
-        }
-    };
-    let mut runner = Runner {
-        launch,
-        suite,
-        settings,
-        implementation: session.hello.implementation.clone(),
-        functions: session.hello.functions.clone(),
-        session: Some(session),
-        next_id: 0,
-        results: Vec::new(),
-    };
-    for function in Function::ALL {
-        let of_function: Vec<&SpecCase> =
-            cases.iter().filter(|c| c.function() == function).collect();
-        if runner.functions.contains(&function) {
-            runner.run_function(&of_function);
-        } else {
-            for case in of_function {
-                runner.record(
-                    case,
-                    Outcome::Fail(Failure::NotImplemented),
-                    String::new(),
-                    Duration::ZERO,
-                );
             }
         }
-    }
-    if let Some(mut session) = runner.session.take() {
-        session.child.send(protocol::encode(&Request::Shutdown));
-        session
-            .child
-            .finish(Instant::now() + Duration::from_millis(500));
-    }
-    Run {
-        implementation: Some(runner.implementation),
-        functions: runner.functions,
-        results: runner.results,
-        start_error: None,
-        duration: started.elapsed(),
+        Err(error) => Run {
+            implementation: None,
+            functions: Vec::new(),
+            results: not_started(cases, &error),
+            start_error: Some(error),
+            duration: started.elapsed(),
+        },
     }
 }
 
-struct Runner<'a> {
+/// Every selected case fails with an implementation that cannot start: they are reported
+/// as not run, with the reason, so summaries per requirement still show them.
+pub fn not_started(cases: &[SpecCase], error: &StartError) -> Vec<CaseResult> {
+    let reason = format!(
+        "not run: {}",
+        error.to_string().lines().next().unwrap_or_default()
+    );
+    cases
+        .iter()
+        .map(|case| CaseResult {
+            case: case.clone(),
+            outcome: Outcome::Skipped {
+                reason: reason.clone(),
+            },
+            printed: String::new(),
+            process_output: String::new(),
+            duration: Duration::ZERO,
+            rerun_args: None,
+        })
+        .collect()
+}
+
+/// Called with each case result as it arrives (progress displays).
+pub type ResultCallback<'a> = Box<dyn FnMut(&CaseResult) + 'a>;
+
+/// A live connection to an implementation: runs batches of cases on demand, restarting
+/// the process after failures. Shrinking drives it one case at a time.
+pub struct Runner<'a> {
     launch: &'a Launch,
     suite: &'a str,
     settings: Settings,
@@ -144,6 +124,71 @@ struct Runner<'a> {
     session: Option<Session>,
     next_id: u64,
     results: Vec<CaseResult>,
+    /// Called after every case, for progress displays.
+    pub on_result: Option<ResultCallback<'a>>,
+}
+
+impl<'a> Runner<'a> {
+    /// Starts the implementation and runs the handshake.
+    pub fn start(
+        launch: &'a Launch,
+        suite: &'a str,
+        settings: Settings,
+    ) -> Result<Runner<'a>, StartError> {
+        let session = Session::start(launch, suite, settings.startup)?;
+        Ok(Runner {
+            launch,
+            suite,
+            settings,
+            implementation: session.hello.implementation.clone(),
+            functions: session.hello.functions.clone(),
+            session: Some(session),
+            next_id: 0,
+            results: Vec::new(),
+            on_result: None,
+        })
+    }
+
+    /// The functions the implementation defines.
+    pub fn functions(&self) -> &[Function] {
+        &self.functions
+    }
+
+    /// Runs `cases` (grouped by function, pipelined) and returns their results in that
+    /// order. Cases of a function the implementation does not define are `not implemented`.
+    pub fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
+        for function in Function::ALL {
+            let of_function: Vec<&SpecCase> =
+                cases.iter().filter(|c| c.function() == function).collect();
+            if self.functions.contains(&function) {
+                self.run_function(&of_function);
+            } else {
+                for case in of_function {
+                    self.record(
+                        case,
+                        Outcome::Fail(Failure::NotImplemented),
+                        String::new(),
+                        Duration::ZERO,
+                    );
+                }
+            }
+        }
+        std::mem::take(&mut self.results)
+    }
+
+    /// Asks the implementation to exit, then makes sure it has.
+    pub fn shutdown(mut self) -> (ImplementationInfo, Vec<Function>) {
+        if let Some(mut session) = self.session.take() {
+            session.child.send(protocol::encode(&Request::Shutdown));
+            session
+                .child
+                .finish(Instant::now() + Duration::from_millis(500));
+        }
+        (
+            self.implementation.clone(),
+            std::mem::take(&mut self.functions),
+        )
+    }
 }
 
 /// A case sent and not yet answered.
@@ -309,12 +354,13 @@ impl<'c> Runner<'_> {
     }
 
     fn record(&mut self, case: &SpecCase, outcome: Outcome, printed: String, duration: Duration) {
-        self.results.push(CaseResult {
+        self.push(CaseResult {
             case: case.clone(),
             outcome,
             printed,
             process_output: String::new(),
             duration,
+            rerun_args: None,
         });
     }
 
@@ -325,10 +371,21 @@ impl<'c> Runner<'_> {
         output: String,
         duration: Duration,
     ) {
-        self.record(case, outcome, String::new(), duration);
-        if let Some(last) = self.results.last_mut() {
-            last.process_output = output;
+        self.push(CaseResult {
+            case: case.clone(),
+            outcome,
+            printed: String::new(),
+            process_output: output,
+            duration,
+            rerun_args: None,
+        });
+    }
+
+    fn push(&mut self, result: CaseResult) {
+        if let Some(callback) = &mut self.on_result {
+            callback(&result);
         }
+        self.results.push(result);
     }
 }
 

@@ -1,0 +1,83 @@
+//! A generated input becomes a case: the reference runs it to give the expected output and
+//! invocations, and the requirements it exercises are read off its content.
+
+use super::tags::requirements_exercised;
+use crate::generate::cases::GeneratedInput;
+use crate::json::{self, Value};
+use crate::reference::{DomainError, Execution};
+use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, SpecCase};
+use crate::subject::reference::{run_dedup, run_exec};
+
+/// The case of `input`, with expectations from the reference.
+pub fn materialize(
+    input: &GeneratedInput,
+    id: &str,
+    file: &str,
+    description: &str,
+) -> Result<SpecCase, DomainError> {
+    let case = match input {
+        GeneratedInput::Exec { dispatch, batches } => {
+            let runs = run_exec(
+                dispatch,
+                batches.iter().map(|(c, m)| (c, *m)),
+                Execution::Sequential,
+            )?;
+            Case::Exec(ExecCase {
+                id: id.to_owned(),
+                description: description.to_owned(),
+                requirements: Vec::new(),
+                dispatch: dispatch.clone(),
+                batches: batches
+                    .iter()
+                    .zip(runs)
+                    .map(|((calls, max_parallel), run)| ExecBatch {
+                        calls: calls.clone(),
+                        max_parallel: *max_parallel,
+                        expected: run.output,
+                        invocations: typed(&run.invocations),
+                    })
+                    .collect(),
+            })
+        }
+        GeneratedInput::Dedup { tools, batches } => {
+            let runs = run_dedup(tools, batches.iter(), Execution::Sequential)?;
+            Case::Dedup(DedupCase {
+                id: id.to_owned(),
+                description: description.to_owned(),
+                requirements: Vec::new(),
+                tools: tools.clone(),
+                batches: batches
+                    .iter()
+                    .zip(runs)
+                    .map(|(calls, run)| DedupBatch {
+                        calls: calls.clone(),
+                        expected: match run.output {
+                            Value::Object(o) => o,
+                            _ => unreachable!("run_parallel_calls returns a mapping"),
+                        },
+                        invocations: typed(&run.invocations),
+                    })
+                    .collect(),
+            })
+        }
+    };
+    let mut case = SpecCase {
+        file: file.to_owned(),
+        case,
+    };
+    let requirements = requirements_exercised(&case.case);
+    match &mut case.case {
+        Case::Exec(c) => c.requirements = requirements,
+        Case::Dedup(c) => c.requirements = requirements,
+    }
+    Ok(case)
+}
+
+/// Invocations recorded as JSON, read back into the case format's types (they were
+/// written from those types, so this cannot fail).
+fn typed<T: serde::de::DeserializeOwned>(values: &[Value]) -> Vec<T> {
+    values
+        .iter()
+        .filter_map(|v| json::from_value(v).ok())
+        .collect()
+}

@@ -1,0 +1,332 @@
+//! Generated cases: differential testing of an implementation against the reference on
+//! cases drawn from the shared proptest strategies, with every failure shrunk to a minimal
+//! counterexample by driving the implementation itself through proptest's value trees.
+
+mod materialize;
+mod reduce;
+pub mod regressions;
+mod tags;
+
+pub use materialize::materialize;
+pub use tags::requirements_exercised;
+
+use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
+use crate::judge::Outcome;
+use crate::runner::{CaseResult, Runner};
+use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, SpecCase};
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How many cases, from which seed, and how hard to shrink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    pub cases_per_function: usize,
+    pub seed: u64,
+    /// Most runs of the implementation spent on shrinking one failure.
+    pub max_shrink_runs: usize,
+    /// Wall-time budget for shrinking one failure.
+    pub shrink_budget: Duration,
+}
+
+impl Settings {
+    pub fn new(cases_per_function: usize, seed: u64) -> Settings {
+        Settings {
+            cases_per_function,
+            seed,
+            max_shrink_runs: 3000,
+            shrink_budget: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What the generated cases of one function found.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub function: Function,
+    pub seed: u64,
+    pub generated: usize,
+    pub passed: usize,
+    pub failed: usize,
+    /// Runs of the implementation spent shrinking.
+    pub shrink_runs: usize,
+    /// The entry the reports show: a pass over all generated cases, or the minimal
+    /// counterexample's failure.
+    pub result: CaseResult,
+    /// The minimal counterexample, with its own id, ready to save.
+    pub counterexample: Option<SpecCase>,
+}
+
+/// A short, id-friendly name per function.
+fn short(function: Function) -> &'static str {
+    match function {
+        Function::ExecuteToolCalls => "exec",
+        Function::RunParallelCalls => "dedup",
+    }
+}
+
+/// The seed of one function's generator, derived from the run's seed.
+fn rng(seed: u64, function: Function) -> TestRng {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8] = function as u8 + 1;
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+fn strategy(function: Function, spec_cases: &[SpecCase]) -> BoxedStrategy<GeneratedInput> {
+    let of_function: Vec<SpecCase> = spec_cases
+        .iter()
+        .filter(|c| c.function() == function)
+        .cloned()
+        .collect();
+    let random = match function {
+        Function::ExecuteToolCalls => exec_input().boxed(),
+        Function::RunParallelCalls => dedup_input().boxed(),
+    };
+    if of_function.is_empty() {
+        return random;
+    }
+    prop_oneof![4 => random, 1 => variant_input(Arc::new(of_function))].boxed()
+}
+
+/// Runs the generated cases of every function the implementation defines.
+pub fn run(
+    runner: &mut Runner<'_>,
+    spec_cases: &[SpecCase],
+    functions: &[Function],
+    settings: Settings,
+) -> Vec<Summary> {
+    let defined: Vec<Function> = functions
+        .iter()
+        .copied()
+        .filter(|f| runner.functions().contains(f))
+        .collect();
+    defined
+        .into_iter()
+        .map(|function| run_function(runner, spec_cases, function, settings))
+        .collect()
+}
+
+fn run_function(
+    runner: &mut Runner<'_>,
+    spec_cases: &[SpecCase],
+    function: Function,
+    settings: Settings,
+) -> Summary {
+    let mut generator = TestRunner::new_with_rng(Config::default(), rng(settings.seed, function));
+    let strategy = strategy(function, spec_cases);
+    let mut trees = Vec::with_capacity(settings.cases_per_function);
+    let mut cases = Vec::with_capacity(settings.cases_per_function);
+    for index in 0..settings.cases_per_function {
+        let Ok(tree) = strategy.new_tree(&mut generator) else {
+            continue;
+        };
+        let id = format!("gen-{}-{index}", short(function));
+        if let Ok(case) = materialize(&tree.current(), &id, "generated", "a generated case") {
+            trees.push(tree);
+            cases.push(case);
+        }
+    }
+    let results = runner.run_cases(&cases);
+    let failures: Vec<usize> = (0..results.len())
+        .filter(|&i| !results[i].outcome.is_pass())
+        .collect();
+    let generated = results.len();
+    let exercised: BTreeSet<String> = cases
+        .iter()
+        .flat_map(|c| c.requirements().to_vec())
+        .collect();
+    let mut summary = Summary {
+        function,
+        seed: settings.seed,
+        generated,
+        passed: generated - failures.len(),
+        failed: failures.len(),
+        shrink_runs: 0,
+        result: passing_entry(
+            function,
+            settings.seed,
+            generated,
+            exercised.into_iter().collect(),
+        ),
+        counterexample: None,
+    };
+    if let Some(&first) = failures.first() {
+        let tree = trees.swap_remove(first);
+        let (minimal, runs) = shrink(runner, tree, results[first].clone(), settings);
+        summary.shrink_runs = runs;
+        summary.result = failing_entry(&summary, minimal.clone());
+        let mut counterexample = minimal.case;
+        rename(
+            &mut counterexample,
+            &format!("regression-{}-{}-{first}", short(function), settings.seed),
+        );
+        summary.counterexample = Some(counterexample);
+    }
+    summary
+}
+
+/// proptest's shrinking loop, with the implementation as the test: simplify while the case
+/// still fails, complicate when a simplification passes. A timeout or crash is a failure
+/// like any other; after three in a row the search stops, so a hanging implementation
+/// cannot make shrinking take minutes.
+fn shrink(
+    runner: &mut Runner<'_>,
+    mut tree: Box<dyn ValueTree<Value = GeneratedInput>>,
+    mut minimal: CaseResult,
+    settings: Settings,
+) -> (CaseResult, usize) {
+    let started = Instant::now();
+    let mut runs = 0;
+    let mut slow_in_a_row = 0;
+    let mut failing_input = tree.current();
+    if !tree.simplify() {
+        return reduce(runner, failing_input, minimal, runs, started, settings);
+    }
+    // proptest's own shrinking gets a tenth of the budget: it walks numbers and strings
+    // one axis at a time, while the greedy pass below removes whole parts at once.
+    let proptest_runs = settings.max_shrink_runs / 10;
+    while runs < proptest_runs && started.elapsed() < settings.shrink_budget && slow_in_a_row < 3 {
+        let id = minimal.case.id().to_owned();
+        let Ok(candidate) = materialize(&tree.current(), &id, "generated", "a generated case")
+        else {
+            if !tree.complicate() {
+                break;
+            }
+            continue;
+        };
+        runs += 1;
+        let result = runner.run_cases(std::slice::from_ref(&candidate)).remove(0);
+        let slow = matches!(
+            result.outcome,
+            Outcome::Fail(
+                crate::judge::Failure::Timeout { .. } | crate::judge::Failure::Crash { .. }
+            )
+        );
+        slow_in_a_row = if slow { slow_in_a_row + 1 } else { 0 };
+        let keep_going = if result.outcome.is_pass() {
+            tree.complicate()
+        } else {
+            minimal = result;
+            failing_input = tree.current();
+            tree.simplify()
+        };
+        if !keep_going {
+            break;
+        }
+    }
+    if slow_in_a_row >= 3 {
+        return (minimal, runs);
+    }
+    reduce(runner, failing_input, minimal, runs, started, settings)
+}
+
+/// Greedy reduction of a failing input: accept the first simple edit that still fails,
+/// start over from it, stop when no edit fails or the budget is spent.
+fn reduce(
+    runner: &mut Runner<'_>,
+    mut input: GeneratedInput,
+    mut minimal: CaseResult,
+    mut runs: usize,
+    started: Instant,
+    settings: Settings,
+) -> (CaseResult, usize) {
+    let id = minimal.case.id().to_owned();
+    'search: while runs < settings.max_shrink_runs && started.elapsed() < settings.shrink_budget {
+        for candidate in reduce::candidates(&input) {
+            if runs >= settings.max_shrink_runs || started.elapsed() >= settings.shrink_budget {
+                break 'search;
+            }
+            let Ok(case) = materialize(&candidate, &id, "generated", "a generated case") else {
+                continue;
+            };
+            runs += 1;
+            let result = runner.run_cases(std::slice::from_ref(&case)).remove(0);
+            if !result.outcome.is_pass() {
+                input = candidate;
+                minimal = result;
+                continue 'search;
+            }
+        }
+        break;
+    }
+    (minimal, runs)
+}
+
+fn rename(case: &mut SpecCase, id: &str) {
+    match &mut case.case {
+        Case::Exec(c) => c.id = id.to_owned(),
+        Case::Dedup(c) => c.id = id.to_owned(),
+    }
+}
+
+fn set_description(case: &mut SpecCase, description: String) {
+    match &mut case.case {
+        Case::Exec(c) => c.description = description,
+        Case::Dedup(c) => c.description = description,
+    }
+}
+
+/// The id of the generated entry in reports.
+pub fn entry_id(function: Function) -> String {
+    format!("generated-{}", short(function))
+}
+
+/// The command-line arguments that rerun a function's generated cases.
+fn rerun_args(function: Function, seed: u64) -> String {
+    format!("--function {function} --seed {seed}")
+}
+
+fn passing_entry(
+    function: Function,
+    seed: u64,
+    generated: usize,
+    requirements: Vec<String>,
+) -> CaseResult {
+    let id = entry_id(function);
+    let description = format!("{generated} generated cases (seed {seed}), all passed");
+    let case = match function {
+        Function::ExecuteToolCalls => Case::Exec(ExecCase {
+            id,
+            description,
+            requirements,
+            dispatch: Dispatch::Sandbox,
+            batches: Vec::new(),
+        }),
+        Function::RunParallelCalls => Case::Dedup(DedupCase {
+            id,
+            description,
+            requirements,
+            tools: Default::default(),
+            batches: Vec::new(),
+        }),
+    };
+    CaseResult {
+        case: SpecCase {
+            file: format!("generated (seed {seed})"),
+            case,
+        },
+        outcome: Outcome::Pass,
+        printed: String::new(),
+        process_output: String::new(),
+        duration: Duration::ZERO,
+        rerun_args: Some(rerun_args(function, seed)),
+    }
+}
+
+fn failing_entry(summary: &Summary, mut minimal: CaseResult) -> CaseResult {
+    rename(&mut minimal.case, &entry_id(summary.function));
+    set_description(
+        &mut minimal.case,
+        format!(
+            "minimal counterexample, shrunk in {} runs, of {} failing generated cases out of {} (seed {})",
+            summary.shrink_runs, summary.failed, summary.generated, summary.seed
+        ),
+    );
+    minimal.case.file = format!("generated (seed {})", summary.seed);
+    minimal.rerun_args = Some(rerun_args(summary.function, summary.seed));
+    minimal
+}

@@ -1,0 +1,250 @@
+//! Strategies for whole cases: random batches for each function, and metamorphic variants
+//! of the spec's own cases (keys permuted, duplicates appended, ids renamed), so a suite
+//! that was memorised or overfitted still fails. Expectations come from the reference.
+
+use super::calls::{exec_calls, max_parallel};
+use super::values::{args, permute_keys, tricky_string, value};
+use crate::json::{Object, Value};
+use crate::protocol::dispatch_table_for;
+use crate::spec::{Answer, Case, Dispatch, Response, SpecCase, ToolScript};
+use indexmap::IndexMap;
+use proptest::prelude::*;
+use std::sync::Arc;
+
+/// The inputs of a generated case: tools and batches, no expectations yet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GeneratedInput {
+    Exec {
+        dispatch: Dispatch,
+        /// `calls` and `max_parallel` of each batch.
+        batches: Vec<(Value, Option<u64>)>,
+    },
+    Dedup {
+        tools: IndexMap<String, ToolScript>,
+        batches: Vec<Value>,
+    },
+}
+
+/// Latency for the concurrency probes: most cases none, one in `one_in` a millisecond or
+/// two, enough for a thread pool to start a duplicate while the first call is in flight,
+/// so racy caches get caught, and little enough that sequential implementations stay fast.
+fn latency(one_in: u32) -> impl Strategy<Value = u64> {
+    prop_oneof![one_in - 1 => Just(0u64), 1 => 1u64..=2]
+}
+
+/// How many batches in a row: mostly one, sometimes two or three (state between batches).
+fn batch_count() -> impl Strategy<Value = usize> {
+    prop_oneof![6 => Just(1usize), 2 => Just(2usize), 1 => Just(3usize)]
+}
+
+fn exec_batch() -> impl Strategy<Value = (Value, Option<u64>)> {
+    exec_calls(8).prop_flat_map(|calls| {
+        let len = calls.as_list().map_or(0, <[Value]>::len);
+        (Just(calls), max_parallel(len))
+    })
+}
+
+/// Random `execute_tool_calls` cases against the sandbox; with latency, the sandbox's
+/// answers are served as scripts that wait.
+pub fn exec_input() -> impl Strategy<Value = GeneratedInput> {
+    (
+        batch_count().prop_flat_map(|n| prop::collection::vec(exec_batch(), n)),
+        latency(10),
+    )
+        .prop_map(|(batches, latency_ms)| {
+            let dispatch = if latency_ms == 0 {
+                Dispatch::Sandbox
+            } else {
+                let mut tools =
+                    dispatch_table_for(&Dispatch::Sandbox, batches.iter().map(|(calls, _)| calls));
+                tools
+                    .values_mut()
+                    .for_each(|script| script.latency_ms = latency_ms);
+                Dispatch::Scripted { tools }
+            };
+            GeneratedInput::Exec { dispatch, batches }
+        })
+}
+
+const KNOWN_TOOLS: [&str; 5] = ["t1", "t2", "search", "my tool", "天気"];
+const UNKNOWN_TOOLS: [&str; 2] = ["unknown", "T1"];
+
+fn answer() -> impl Strategy<Value = Answer> {
+    prop_oneof![
+        4 => value(2).prop_map(|value| Answer::Return { value }),
+        1 => tricky_string(10).prop_map(|message| Answer::Raise { message }),
+    ]
+}
+
+/// A distinct call: a tool name, and args (`None`: the field is absent).
+type Distinct = (String, Option<Object>);
+
+fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
+    let names: Vec<String> = KNOWN_TOOLS
+        .iter()
+        .chain(&UNKNOWN_TOOLS)
+        .map(|s| (*s).to_owned())
+        .collect();
+    prop::collection::vec(
+        (
+            prop::sample::select(names),
+            prop::option::weighted(0.85, args(2)),
+        ),
+        1..5,
+    )
+}
+
+/// Random `run_parallel_calls` cases: a few distinct calls drawn many times (duplicates,
+/// keys reordered), over one to three batches, with per-call answers that change on a
+/// second invocation, raising tools, unknown tools and, sometimes, latency.
+pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
+    let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..10);
+    (distinct_calls(), batch_count(), latency(5))
+        .prop_flat_map(move |(distinct, batches, latency_ms)| {
+            let answers =
+                prop::collection::vec(prop::collection::vec(answer(), 1..=2), distinct.len());
+            (
+                Just(distinct),
+                prop::collection::vec(picks.clone(), batches),
+                answers,
+                Just(latency_ms),
+            )
+        })
+        .prop_map(|(distinct, picks, answers, latency_ms)| {
+            let batches = picks
+                .iter()
+                .map(|batch| dedup_batch(&distinct, batch))
+                .collect();
+            GeneratedInput::Dedup {
+                tools: scripts(&distinct, answers, latency_ms),
+                batches,
+            }
+        })
+}
+
+fn dedup_batch(distinct: &[Distinct], picks: &[(prop::sample::Index, u64)]) -> Value {
+    Value::List(
+        picks
+            .iter()
+            .map(|(index, seed)| {
+                let (name, args) = index.get(distinct);
+                let mut call = Object::new();
+                call.insert("name".into(), Value::Str(name.clone()));
+                if let Some(args) = args {
+                    call.insert(
+                        "args".into(),
+                        permute_keys(&Value::Object(args.clone()), *seed),
+                    );
+                }
+                Value::Object(call)
+            })
+            .collect(),
+    )
+}
+
+/// One script per known tool that the calls name: an answer list per distinct args.
+fn scripts(
+    distinct: &[Distinct],
+    answers: Vec<Vec<Answer>>,
+    latency_ms: u64,
+) -> IndexMap<String, ToolScript> {
+    let mut tools: IndexMap<String, ToolScript> = IndexMap::new();
+    for ((name, args), answers) in distinct.iter().zip(answers) {
+        if !KNOWN_TOOLS.contains(&name.as_str()) {
+            continue;
+        }
+        let script = tools.entry(name.clone()).or_insert_with(|| ToolScript {
+            latency_ms,
+            responses: Vec::new(),
+        });
+        script.responses.push(Response {
+            args: Some(args.clone().unwrap_or_default()),
+            answers,
+        });
+    }
+    tools
+}
+
+/// Metamorphic variants of the spec's cases of one function: the same case with object keys
+/// permuted at every depth, a few calls appended again (duplicates), and given ids renamed.
+pub fn variant_input(cases: Arc<Vec<SpecCase>>) -> impl Strategy<Value = GeneratedInput> {
+    let count = cases.len().max(1);
+    (0..count, any::<u64>(), 0usize..3).prop_filter_map(
+        "the spec has no case of this function",
+        move |(index, seed, extra)| {
+            let case = cases.get(index)?;
+            Some(variant(&case.case, seed, extra))
+        },
+    )
+}
+
+fn variant(case: &Case, seed: u64, extra: usize) -> GeneratedInput {
+    match case {
+        Case::Exec(c) => GeneratedInput::Exec {
+            dispatch: c.dispatch.clone(),
+            batches: c
+                .batches
+                .iter()
+                .map(|b| {
+                    (
+                        append_again(
+                            &rename_ids(&permute_keys(&b.calls, seed), seed),
+                            seed,
+                            extra,
+                        ),
+                        b.max_parallel,
+                    )
+                })
+                .collect(),
+        },
+        Case::Dedup(c) => GeneratedInput::Dedup {
+            tools: c.tools.clone(),
+            batches: c
+                .batches
+                .iter()
+                .map(|b| append_again(&permute_keys(&b.calls, seed), seed, extra))
+                .collect(),
+        },
+    }
+}
+
+/// Appends `extra` calls of the list again (picked by the seed).
+fn append_again(calls: &Value, seed: u64, extra: usize) -> Value {
+    let Value::List(items) = calls else {
+        return calls.clone();
+    };
+    let mut items = items.clone();
+    for k in 0..extra {
+        if items.is_empty() {
+            break;
+        }
+        let pick = (seed as usize).wrapping_add(k * 7) % items.len();
+        items.push(items[pick].clone());
+    }
+    Value::List(items)
+}
+
+/// Renames every given, non-empty id consistently (`x` -> `x~7`), leaving `call_<n>`-like
+/// ids alone so collisions with generated ids keep their meaning.
+fn rename_ids(calls: &Value, seed: u64) -> Value {
+    let Value::List(items) = calls else {
+        return calls.clone();
+    };
+    let suffix = format!("~{}", seed % 1000);
+    Value::List(
+        items
+            .iter()
+            .map(|call| {
+                let mut call = call.clone();
+                if let Value::Object(fields) = &mut call {
+                    if let Some(Value::Str(id)) = fields.get_mut("id") {
+                        if !id.is_empty() && !id.starts_with("call_") {
+                            id.push_str(&suffix);
+                        }
+                    }
+                }
+                call
+            })
+            .collect(),
+    )
+}

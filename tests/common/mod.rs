@@ -1,0 +1,55 @@
+//! Helpers shared by the end-to-end tests: running the real binary, reading its JSON report.
+#![allow(
+    dead_code,
+    reason = "each test binary uses its own subset of the helpers"
+)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A regressions file of its own for every run, so runs neither replay each other's
+/// counterexamples nor write into the repository.
+pub fn fresh_regressions() -> PathBuf {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!(
+        "parcall-test-{}-{n}/regressions.json",
+        std::process::id()
+    ))
+}
+
+pub fn parcall(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .output()
+        .expect("the parcall binary runs")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let output = parcall(&all);
+    // parcall's reader: reports may hold 1e400 (an infinity), which serde_json refuses.
+    let report = parcall::json::parse(&stdout(&output)).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            stdout(&output),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (
+        output.status.code().unwrap_or(-1),
+        parcall::json::to_serde_json(&report),
+    )
+}
