@@ -120,6 +120,24 @@ pub enum SpecCommand {
         #[command(flatten)]
         spec: SpecArg,
     },
+    /// Write the specification to DIR in the spec's own layout (usable with `--spec DIR`),
+    /// optionally with generated cases, for people writing their own harness.
+    Export {
+        /// The folder to write; created if missing, files in it are replaced.
+        dir: PathBuf,
+        #[command(flatten)]
+        spec: SpecArg,
+        /// Also write N generated cases per function (cases/<function>/generated.json),
+        /// exactly those `parcall check --seed S --fuzz N` runs.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        generated: usize,
+        /// Seed of the generated cases.
+        #[arg(long, value_name = "S", default_value_t = 1)]
+        seed: u64,
+        /// Remove the tools' latency from generated cases (benchmarks of the runner itself).
+        #[arg(long)]
+        no_latency: bool,
+    },
     /// Print the JSON Schema of case files or of requirements.json.
     Schema {
         #[arg(value_enum, default_value = "case")]

@@ -110,17 +110,20 @@ pub fn run(
         .collect()
 }
 
-fn run_function(
-    runner: &mut Runner<'_>,
-    spec_cases: &[SpecCase],
+type Tree = Box<dyn ValueTree<Value = GeneratedInput>>;
+
+/// The generated cases of one function for a seed, with their value trees for shrinking.
+fn generate(
     function: Function,
-    settings: Settings,
-) -> Summary {
-    let mut generator = TestRunner::new_with_rng(Config::default(), rng(settings.seed, function));
+    spec_cases: &[SpecCase],
+    count: usize,
+    seed: u64,
+) -> (Vec<Tree>, Vec<SpecCase>) {
+    let mut generator = TestRunner::new_with_rng(Config::default(), rng(seed, function));
     let strategy = strategy(function, spec_cases);
-    let mut trees = Vec::with_capacity(settings.cases_per_function);
-    let mut cases = Vec::with_capacity(settings.cases_per_function);
-    for index in 0..settings.cases_per_function {
+    let mut trees = Vec::with_capacity(count);
+    let mut cases = Vec::with_capacity(count);
+    for index in 0..count {
         let Ok(tree) = strategy.new_tree(&mut generator) else {
             continue;
         };
@@ -130,6 +133,32 @@ fn run_function(
             cases.push(case);
         }
     }
+    (trees, cases)
+}
+
+/// The generated cases `parcall check` would run for `function` with this seed: the same
+/// ones, in the same order (`parcall spec export --generated` writes them out).
+pub fn generated_cases(
+    function: Function,
+    spec_cases: &[SpecCase],
+    count: usize,
+    seed: u64,
+) -> Vec<SpecCase> {
+    generate(function, spec_cases, count, seed).1
+}
+
+fn run_function(
+    runner: &mut Runner<'_>,
+    spec_cases: &[SpecCase],
+    function: Function,
+    settings: Settings,
+) -> Summary {
+    let (mut trees, cases) = generate(
+        function,
+        spec_cases,
+        settings.cases_per_function,
+        settings.seed,
+    );
     let results = runner.run_cases(&cases);
     let failures: Vec<usize> = (0..results.len())
         .filter(|&i| !results[i].outcome.is_pass())
@@ -175,7 +204,7 @@ fn run_function(
 /// cannot make shrinking take minutes.
 fn shrink(
     runner: &mut Runner<'_>,
-    mut tree: Box<dyn ValueTree<Value = GeneratedInput>>,
+    mut tree: Tree,
     mut minimal: CaseResult,
     settings: Settings,
 ) -> (CaseResult, usize) {

@@ -3,71 +3,124 @@
 /// Writes `value` as CPython's `repr(float)` does (`0.5`, `2.0`, `1e+16`, `1e-05`, `-0.0`,
 /// `inf`, `nan`).
 pub fn python_repr(value: f64) -> String {
-    if value.is_nan() {
-        return "nan".into();
-    }
-    if value.is_infinite() {
-        return if value > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    let sign = if value.is_sign_negative() { "-" } else { "" };
-    let (digits, decimal_point) = shortest_digits(value.abs());
-    format!("{sign}{}", layout(&digits, decimal_point))
+    let mut out = String::with_capacity(24);
+    write_python_repr(&mut out, value);
+    out
 }
 
-/// The shortest round-trip digits of a finite non-negative float and the position of the
-/// decimal point relative to them (`value = 0.DIGITS * 10^decimal_point`).
+/// [`python_repr`] appended to `out`, without allocating: this is on the hot path of every
+/// canonical key.
+pub fn write_python_repr(out: &mut String, value: f64) {
+    if value.is_nan() {
+        out.push_str("nan");
+        return;
+    }
+    if value.is_infinite() {
+        out.push_str(if value > 0.0 { "inf" } else { "-inf" });
+        return;
+    }
+    if value.is_sign_negative() {
+        out.push('-');
+    }
+    let mut digits = [0u8; 24];
+    let (count, decimal_point) = shortest_digits(value.abs(), &mut digits);
+    let digits = std::str::from_utf8(&digits[..count]).expect("ASCII digits");
+    layout(out, digits, decimal_point);
+}
+
+/// The shortest round-trip digits of a finite non-negative float, written into `digits`,
+/// and the position of the decimal point relative to them
+/// (`value = 0.DIGITS * 10^decimal_point`). Returns the digit count.
 ///
-/// Rust's `{:e}` gives the shortest digit count, but when two candidates of that length are
-/// equally close it does not pick the one CPython's `dtoa` picks (round half to even), e.g.
-/// `-1500850849754805.25` must print as `…805.2`. So the digits are formatted again at that
-/// length with Rust's exact, ties-to-even formatting, kept when they still round-trip.
-fn shortest_digits(value: f64) -> (String, i32) {
-    let shortest = format!("{value:e}");
-    let significant = shortest
-        .split_once('e')
-        .map_or(0, |(m, _)| m.len() - usize::from(m.contains('.')));
-    let exact = format!("{value:.*e}", significant.saturating_sub(1));
-    let chosen = if exact.parse::<f64>() == Ok(value) {
-        exact
-    } else {
-        shortest
+/// Ryu finds the shortest digits and, when two candidates of that length are equally close
+/// to the exact value, rounds half to even, exactly as CPython's `dtoa` mode 0 does (e.g.
+/// `-1500850849754805.25` prints as `…805.2`; Rust's own `{:e}` would print `…805.3`).
+fn shortest_digits(value: f64, digits: &mut [u8; 24]) -> (usize, i32) {
+    let mut buffer = ryu::Buffer::new();
+    // Ryu writes `D.DDDeN`, `DDD.DDD` or `0.000DDD`; read the digits and the point off it.
+    let text = buffer.format_finite(value).as_bytes();
+    let (mantissa, exponent) = match text.iter().position(|b| *b == b'e') {
+        Some(at) => (&text[..at], parse_exponent(&text[at + 1..])),
+        None => (text, 0),
     };
-    let (mantissa, exponent) = chosen
-        .split_once('e')
-        .expect("`{:e}` always writes an exponent");
-    let exponent: i32 = exponent.parse().expect("`{:e}` writes a decimal exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    (digits.to_owned(), exponent + 1)
+    let mut count = 0;
+    let mut whole_digits = 0i32;
+    let mut seen_point = false;
+    let mut leading_zeros = 0i32;
+    for &byte in mantissa {
+        if byte == b'.' {
+            seen_point = true;
+            continue;
+        }
+        if !seen_point {
+            whole_digits += 1;
+        }
+        if count == 0 && byte == b'0' {
+            leading_zeros += 1;
+            continue;
+        }
+        digits[count] = byte;
+        count += 1;
+    }
+    while count > 0 && digits[count - 1] == b'0' {
+        count -= 1;
+    }
+    if count == 0 {
+        digits[0] = b'0';
+        return (1, 1);
+    }
+    (count, whole_digits - leading_zeros + exponent)
+}
+
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = digits
+        .iter()
+        .fold(0i32, |n, d| n * 10 + i32::from(d - b'0'));
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 /// CPython's `float_repr_style = 'short'` layout: fixed notation while
 /// `-4 < decimal_point <= 16`, scientific with a signed two-digit exponent otherwise.
-fn layout(digits: &str, decimal_point: i32) -> String {
+fn layout(out: &mut String, digits: &str, decimal_point: i32) {
     let count = digits.len() as i32;
+    let zeros = |out: &mut String, n: i32| (0..n).for_each(|_| out.push('0'));
     if decimal_point > -4 && decimal_point <= 16 {
         if decimal_point <= 0 {
-            format!(
-                "0.{}{digits}",
-                "0".repeat(decimal_point.unsigned_abs() as usize)
-            )
+            out.push_str("0.");
+            zeros(out, -decimal_point);
+            out.push_str(digits);
         } else if decimal_point < count {
             let (whole, fraction) = digits.split_at(decimal_point as usize);
-            format!("{whole}.{fraction}")
+            out.push_str(whole);
+            out.push('.');
+            out.push_str(fraction);
         } else {
-            format!("{digits}{}.0", "0".repeat((decimal_point - count) as usize))
+            out.push_str(digits);
+            zeros(out, decimal_point - count);
+            out.push_str(".0");
         }
     } else {
         let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
         let exponent = decimal_point - 1;
-        let sign = if exponent < 0 { '-' } else { '+' };
-        let mantissa = if rest.is_empty() {
-            first.to_owned()
-        } else {
-            format!("{first}.{rest}")
-        };
-        format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        let magnitude = exponent.unsigned_abs();
+        if magnitude < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa::Buffer::new().format(magnitude));
     }
 }
 

@@ -1,8 +1,8 @@
 //! Writing values as CPython's `json.dumps` does, and as the pretty canonical form for diffs.
 
-use super::float_repr::python_repr;
+use super::float_repr::{python_repr, write_python_repr};
 use super::value::{Object, Value};
-use std::fmt::Write;
+use smallvec::SmallVec;
 
 /// How to write a value. `PYTHON` is `json.dumps` with default settings; `CANONICAL` adds
 /// `sort_keys=True` (RULINGS B1); `PRETTY` is what people read in diffs.
@@ -45,7 +45,7 @@ pub fn dumps(value: &Value, style: Style) -> String {
 
 /// Writes an object in `style` without wrapping it in a [`Value`] first.
 pub fn dumps_object(object: &Object, style: Style) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(128);
     Writer {
         out: &mut out,
         style,
@@ -76,6 +76,7 @@ impl Writer<'_> {
             Value::Null => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) => self.out.push_str(i.as_str()),
+            Value::Float(f) if f.is_finite() => write_python_repr(self.out, *f),
             Value::Float(f) => self.out.push_str(&json_float(*f)),
             Value::Str(s) => self.string(s),
             Value::List(items) => {
@@ -92,9 +93,10 @@ impl Writer<'_> {
 
     fn object(&mut self, object: &Object, depth: usize) {
         self.out.push('{');
-        let mut entries: Vec<_> = object.iter().collect();
-        if self.style.sort_keys {
-            // Rust orders `str` by UTF-8 bytes, which is code-point order: Python's.
+        let mut entries: SmallVec<[(&String, &Value); 8]> = object.iter().collect();
+        // Rust orders `str` by UTF-8 bytes, which is code-point order: Python's. Objects in
+        // insertion order that are already sorted (most canonical inputs) skip the sort.
+        if self.style.sort_keys && !entries.is_sorted_by(|a, b| a.0 <= b.0) {
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
         }
         for (i, (key, item)) in entries.into_iter().enumerate() {
@@ -132,30 +134,73 @@ impl Writer<'_> {
     }
 
     fn string(&mut self, text: &str) {
+        self.out.reserve(text.len() + 2);
         self.out.push('"');
-        for c in text.chars() {
-            match c {
-                '"' => self.out.push_str("\\\""),
-                '\\' => self.out.push_str("\\\\"),
-                '\n' => self.out.push_str("\\n"),
-                '\r' => self.out.push_str("\\r"),
-                '\t' => self.out.push_str("\\t"),
-                '\u{8}' => self.out.push_str("\\b"),
-                '\u{c}' => self.out.push_str("\\f"),
-                ' '..='~' => self.out.push(c),
-                c if self.style.ensure_ascii || c.is_control() => self.escape(c),
-                c => self.out.push(c),
+        // Copy runs of bytes that need no escape in one go: printable ASCII other than `"`
+        // and `\`, and (without ensure_ascii) any non-control character.
+        let bytes = text.as_bytes();
+        let mut plain_from = 0;
+        let mut index = 0;
+        while index < bytes.len() {
+            let byte = bytes[index];
+            if byte < 0x80 {
+                if (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\' {
+                    index += 1;
+                    continue;
+                }
+                self.out.push_str(&text[plain_from..index]);
+                self.ascii_escape(byte);
+                index += 1;
+                plain_from = index;
+                continue;
             }
+            let c = text[index..]
+                .chars()
+                .next()
+                .expect("index is on a char boundary");
+            let width = c.len_utf8();
+            if !self.style.ensure_ascii && !c.is_control() {
+                index += width;
+                continue;
+            }
+            self.out.push_str(&text[plain_from..index]);
+            self.escape(c);
+            index += width;
+            plain_from = index;
         }
+        self.out.push_str(&text[plain_from..]);
         self.out.push('"');
+    }
+
+    /// The escape of an ASCII byte that cannot stand as itself.
+    fn ascii_escape(&mut self, byte: u8) {
+        match byte {
+            b'"' => self.out.push_str("\\\""),
+            b'\\' => self.out.push_str("\\\\"),
+            b'\n' => self.out.push_str("\\n"),
+            b'\r' => self.out.push_str("\\r"),
+            b'\t' => self.out.push_str("\\t"),
+            0x08 => self.out.push_str("\\b"),
+            0x0c => self.out.push_str("\\f"),
+            other => self.escape(char::from(other)),
+        }
     }
 
     /// `\uXXXX` in lowercase hex; characters beyond the BMP as a UTF-16 surrogate pair.
     fn escape(&mut self, c: char) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut units = [0u16; 2];
+        let mut escaped = [0u8; 12];
+        let mut length = 0;
         for unit in c.encode_utf16(&mut units) {
-            write!(self.out, "\\u{unit:04x}").expect("writing to a String cannot fail");
+            escaped[length..length + 2].copy_from_slice(b"\\u");
+            for (k, shift) in [12, 8, 4, 0].into_iter().enumerate() {
+                escaped[length + 2 + k] = HEX[usize::from((*unit >> shift) & 0xf)];
+            }
+            length += 6;
         }
+        self.out
+            .push_str(std::str::from_utf8(&escaped[..length]).expect("ASCII"));
     }
 }
 

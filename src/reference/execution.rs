@@ -1,7 +1,7 @@
 //! Sequential or concurrent execution of independent jobs, results kept in input order.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How the accepted calls (`execute_tool_calls`) or the distinct keys (`run_parallel_calls`)
 /// are run. Both modes give identical results; concurrency only changes wall time.
@@ -10,7 +10,7 @@ pub enum Execution {
     /// One job after another, in input order.
     #[default]
     Sequential,
-    /// Up to `threads` jobs at once on scoped threads.
+    /// Up to `threads` jobs at once, on a pool of worker threads kept for the process.
     Concurrent { threads: usize },
 }
 
@@ -20,45 +20,36 @@ impl Execution {
 
     /// Runs `job` on every item and returns the results in item order.
     pub fn map<T: Sync, R: Send>(self, items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
-        let threads = match self {
-            Execution::Concurrent { threads } => threads.min(items.len()),
-            Execution::Sequential => 0,
-        };
-        if threads <= 1 {
-            return items.iter().map(job).collect();
-        }
-        // Workers claim the next index from a shared counter, so a slow job never holds up
-        // the others, and every index is claimed exactly once.
-        let next = AtomicUsize::new(0);
-        let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
-        thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let index = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(item) = items.get(index) else { break };
-                            done.push((index, job(item)));
-                        }
-                        done
-                    })
-                })
-                .collect();
-            for worker in workers {
-                let done = worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                for (index, result) in done {
-                    slots[index] = Some(result);
-                }
+        match self {
+            Execution::Concurrent { threads } if threads > 1 && items.len() > 1 => {
+                use rayon::prelude::*;
+                // A pool kept per thread count: spawning threads for every batch would cost
+                // more than the batch itself (tens of microseconds per thread).
+                pool(threads).install(|| items.par_iter().with_max_len(1).map(&job).collect())
             }
-        });
-        slots
-            .into_iter()
-            .map(|slot| slot.expect("every index is claimed by exactly one worker"))
-            .collect()
+            _ => items.iter().map(job).collect(),
+        }
     }
+}
+
+/// The worker pool for `threads` threads, built on first use and kept for the process.
+fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let pools = POOLS.get_or_init(Mutex::default);
+    let mut pools = pools
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    pools
+        .entry(threads)
+        .or_insert_with(|| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("parcall-worker-{i}"))
+                .build()
+                .expect("the OS lets parcall start its worker threads");
+            Arc::new(pool)
+        })
+        .clone()
 }
 
 #[cfg(test)]

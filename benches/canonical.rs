@@ -1,0 +1,192 @@
+//! Canonical keys: parcall's `canonical_args` against CPython's
+//! `json.dumps(args, sort_keys=True)` on the same corpus, measured side by side in one run,
+//! outputs compared byte for byte. Run: `cargo bench --bench canonical`.
+
+use parcall::generate::values;
+use parcall::json::{self, Style, Value};
+use parcall::reference::canonical_args;
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const ROUNDS: usize = 7;
+
+/// The corpus, in three parts measured separately and together: args as models send them
+/// (ASCII keys, words, small numbers, a nested filter or list), the adversarial generated
+/// args of the differential tests (astral and control characters, huge integers, floats of
+/// every magnitude, deep nesting), and wide objects of 100 keys in shuffled order.
+fn corpus() -> Vec<(&'static str, Vec<json::Object>)> {
+    let mut runner = TestRunner::deterministic();
+    let realistic = realistic_args();
+    let typical: Vec<json::Object> = (0..14_000)
+        .map(|_| realistic.new_tree(&mut runner).unwrap().current())
+        .collect();
+    let adversarial = values::args(3);
+    let tricky: Vec<json::Object> = (0..4_000)
+        .map(|_| adversarial.new_tree(&mut runner).unwrap().current())
+        .collect();
+    let wide: Vec<json::Object> = (0..2_000)
+        .map(|i| {
+            (0..100)
+                .map(|k| {
+                    (
+                        format!("field_{}", (k * 37 + i) % 100),
+                        Value::from(k as i64),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    vec![
+        ("typical tool args", typical),
+        ("adversarial (differential-test values)", tricky),
+        ("wide (100 keys, shuffled)", wide),
+    ]
+}
+
+fn realistic_args() -> impl Strategy<Value = json::Object> {
+    use proptest::prelude::*;
+    let word = prop::sample::select(vec![
+        "paris",
+        "tokyo",
+        "weather",
+        "refund policy",
+        "shipping",
+        "cats",
+        "Q3 report",
+        "john@example.com",
+    ]);
+    let leaf = prop_oneof![
+        word.clone().prop_map(Value::from),
+        (0i64..10_000).prop_map(Value::from),
+        (0.0f64..1000.0).prop_map(|f| Value::Float((f * 100.0).round() / 100.0)),
+        any::<bool>().prop_map(Value::Bool),
+    ];
+    let nested = prop_oneof![
+        3 => leaf.clone(),
+        1 => prop::collection::vec(leaf.clone(), 0..4).prop_map(Value::List),
+        1 => prop::collection::vec((prop::sample::select(vec!["from", "to", "unit", "limit"]), leaf), 1..3)
+            .prop_map(|e| Value::Object(e.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+    ];
+    let key = prop::sample::select(vec![
+        "query",
+        "city",
+        "doc_id",
+        "a",
+        "b",
+        "units",
+        "max_results",
+        "filters",
+        "lang",
+        "page",
+    ]);
+    prop::collection::vec((key, nested), 1..5)
+        .prop_map(|e| e.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+const PYTHON: &str = r#"
+import json, sys, time
+args = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+rounds = int(sys.argv[2])
+times = []
+for _ in range(rounds):
+    start = time.perf_counter()
+    out = [json.dumps(a, sort_keys=True) for a in args]
+    times.append(time.perf_counter() - start)
+with open(sys.argv[3], "w", encoding="utf-8") as f:
+    f.write("\n".join(out))
+print(" ".join(repr(t) for t in times))
+"#;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    let parts = corpus();
+    let all: Vec<json::Object> = parts.iter().flat_map(|(_, c)| c.clone()).collect();
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "canonical keys, median of {ROUNDS} rounds, measured side by side in one run"
+    )
+    .unwrap();
+    writeln!(out, "| corpus | objects | JSON | CPython json.dumps(sort_keys=True) | parcall canonical_args | ratio | byte-identical |").unwrap();
+    writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |").unwrap();
+    let mut rows: Vec<(&str, &[json::Object])> =
+        parts.iter().map(|(n, c)| (*n, c.as_slice())).collect();
+    rows.push(("all together", &all));
+    let mut identical_everywhere = true;
+    for (name, corpus) in rows {
+        let m = measure(corpus);
+        identical_everywhere &= m.identical == corpus.len();
+        let n = corpus.len() as f64;
+        writeln!(
+            out,
+            "| {name} | {} | {:.1} MB | {:.0} ns/key | {:.0} ns/key | {:.1}x | {}/{} |",
+            corpus.len(),
+            m.bytes as f64 / 1e6,
+            m.python / n * 1e9,
+            m.rust / n * 1e9,
+            m.python / m.rust,
+            m.identical,
+            corpus.len()
+        )
+        .unwrap();
+    }
+    assert!(identical_everywhere, "keys differ from CPython's");
+}
+
+struct Measure {
+    python: f64,
+    rust: f64,
+    identical: usize,
+    bytes: usize,
+}
+
+fn measure(corpus: &[json::Object]) -> Measure {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("corpus.jsonl");
+    let lines: Vec<String> = corpus
+        .iter()
+        .map(|a| json::dumps(&Value::Object(a.clone()), Style::PYTHON))
+        .collect();
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let python_out = dir.path().join("python.txt");
+    let child = Command::new("python3")
+        .args([
+            "-c",
+            PYTHON,
+            input.to_str().unwrap(),
+            &ROUNDS.to_string(),
+            python_out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let output = child.wait_with_output().unwrap();
+    let python: Vec<f64> = String::from_utf8(output.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let mut rust = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        let round: Vec<String> = corpus.iter().map(canonical_args).collect();
+        rust.push(start.elapsed().as_secs_f64());
+        keys = round;
+    }
+    let expected = std::fs::read_to_string(&python_out).unwrap();
+    let identical = expected.lines().zip(&keys).filter(|(a, b)| a == b).count();
+    Measure {
+        python: median(python),
+        rust: median(rust),
+        identical,
+        bytes: lines.iter().map(String::len).sum(),
+    }
+}

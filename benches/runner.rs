@@ -1,0 +1,116 @@
+//! The runner against the physical limit: `parcall check` of the Python example over the
+//! spec plus 10,000 generated cases, against a pure-Python loop that runs the same cases
+//! in-process with the same checks (no process boundary at all), and the cost per case of a
+//! process-per-case design. Run: `cargo bench --bench runner`.
+
+use parcall::process::Limits;
+use parcall::runner::{Runner, Settings};
+use parcall::spec::Spec;
+use parcall::subject::adapters;
+use std::process::Command;
+use std::time::Instant;
+
+const GENERATED_PER_FUNCTION: &str = "5000";
+
+fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let parcall = env!("CARGO_BIN_EXE_parcall");
+    let solution = root.join("conformance/examples/python/solution.py");
+    let dir = tempfile::tempdir().unwrap();
+    let spec_dir = dir.path().join("spec");
+    // The same cases for both sides: the spec and 10,000 generated cases, latency removed
+    // so the measure is of the machinery, not of sleeps.
+    let export = Command::new(parcall)
+        .args([
+            "spec",
+            "export",
+            spec_dir.to_str().unwrap(),
+            "--generated",
+            GENERATED_PER_FUNCTION,
+            "--seed",
+            "1",
+            "--no-latency",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        export.status.success(),
+        "{}",
+        String::from_utf8_lossy(&export.stderr)
+    );
+    let spec = Spec::load(&spec_dir).unwrap();
+    let cases = spec.cases.len();
+
+    let start = Instant::now();
+    let check = Command::new(parcall)
+        .args([
+            "check",
+            solution.to_str().unwrap(),
+            "--spec",
+            spec_dir.to_str().unwrap(),
+            "--fuzz",
+            "0",
+            "--no-regressions",
+            "--format",
+            "tap",
+        ])
+        .output()
+        .unwrap();
+    let runner_seconds = start.elapsed().as_secs_f64();
+    let tap = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "{}",
+        tap.lines().last().unwrap_or_default()
+    );
+
+    let in_process = Command::new("python3")
+        .args([
+            root.join("scripts/bench_inprocess.py").to_str().unwrap(),
+            spec_dir.to_str().unwrap(),
+            solution.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&in_process.stdout);
+    assert!(
+        in_process.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&in_process.stderr)
+    );
+    let python_seconds: f64 = report.split_whitespace().next().unwrap().parse().unwrap();
+
+    // Process per case: a fresh interpreter, adapter and handshake for each of 100 cases.
+    let prepared =
+        adapters::python_module(&solution, &"python3".into(), Limits::default()).unwrap();
+    let sample: Vec<_> = spec.cases.iter().take(100).cloned().collect();
+    let start = Instant::now();
+    for case in &sample {
+        let mut runner =
+            Runner::start(&prepared.launch, &spec.version, Settings::default()).unwrap();
+        let result = runner.run_cases(std::slice::from_ref(case));
+        assert!(result[0].outcome.is_pass());
+        runner.shutdown();
+    }
+    let per_process = start.elapsed().as_secs_f64() / sample.len() as f64;
+
+    let per = |s: f64| format!("{:.0} µs", s / cases as f64 * 1e6);
+    println!("runner: {cases} cases (spec + 10,000 generated, seed 1, no latency)");
+    println!("| design | total | per case | ratio to in-process |");
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| pure-Python loop, in-process, same checks | {python_seconds:.2} s | {} | 1.0x |",
+        per(python_seconds)
+    );
+    println!(
+        "| parcall check (one process, pipelined protocol) | {runner_seconds:.2} s | {} | {:.2}x |",
+        per(runner_seconds),
+        runner_seconds / python_seconds
+    );
+    println!(
+        "| process per case (100 sampled) | {:.2} s projected | {:.0} µs | {:.1}x |",
+        per_process * cases as f64,
+        per_process * 1e6,
+        per_process * cases as f64 / python_seconds
+    );
+}

@@ -1,0 +1,101 @@
+"""The physical limit for benches/runner.rs: runs a spec folder's cases against a Python
+module in this very process, with the same tool scripts and the same checks as parcall
+(typed JSON equality of outputs, invocations as multisets), and prints the seconds taken.
+
+Run: python3 scripts/bench_inprocess.py SPEC_DIR MODULE.py"""
+import importlib.util
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "conformance", "adapters", "python"))
+import parcall_adapter  # noqa: E402  (its Scripts and to_json: the same tool behaviour)
+
+
+def canonical(value):
+    return json.dumps(value, sort_keys=True)
+
+
+def same(expected, actual):
+    # Typed equality: canonical JSON tells 1, 1.0 and true apart and ignores key order.
+    return canonical(expected) == canonical(actual)
+
+
+def same_multiset(expected, actual):
+    return sorted(map(canonical, expected)) == sorted(map(canonical, actual))
+
+
+def recording_sandbox(module, log):
+    sandbox = module.dispatch
+
+    def dispatch(request):
+        log.append({"tool": request["tool"], "arguments": parcall_adapter.snapshot(request["arguments"])})
+        return sandbox(request)
+    return dispatch
+
+
+def scripted_dispatch(scripts):
+    """A scripted dispatch: tools the scripts lack are unknown, as in parcall's tables."""
+    answer = scripts.dispatch()
+
+    def dispatch(request):
+        if request["tool"] not in scripts.tools:
+            with scripts.lock:
+                scripts.invocations.append({"tool": request["tool"], "arguments": parcall_adapter.snapshot(request["arguments"])})
+            return "error: unknown tool '%s'" % request["tool"]
+        return answer(request)
+    return dispatch
+
+
+def run(spec_dir, module):
+    failures = 0
+    own_dispatch = module.dispatch
+    for function in ("execute_tool_calls", "run_parallel_calls"):
+        folder = os.path.join(spec_dir, "cases", function)
+        for name in sorted(os.listdir(folder)):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                cases = json.load(f)["cases"]
+            for case in cases:
+                if function == "execute_tool_calls":
+                    dispatch = case.get("dispatch", {"type": "sandbox"})
+                    scripts = parcall_adapter.Scripts(dispatch.get("tools", {}))
+                    log = []
+                    if dispatch["type"] == "sandbox":
+                        module.dispatch = own_dispatch
+                        module.dispatch = recording_sandbox(module, log)
+                    else:
+                        module.dispatch = scripted_dispatch(scripts)
+                else:
+                    scripts = parcall_adapter.Scripts(case["tools"])
+                for batch in case["batches"]:
+                    if function == "execute_tool_calls":
+                        args = (batch["calls"],) if "max_parallel" not in batch else (batch["calls"], batch["max_parallel"])
+                        output = module.execute_tool_calls(*args)
+                        invocations = log[:] + scripts.take_invocations()
+                        log.clear()
+                    else:
+                        tools = {n: scripts.tool(n) for n in case["tools"]}
+                        output = module.run_parallel_calls(tools, batch["calls"])
+                        invocations = scripts.take_invocations()
+                    ok = same(batch["expected"], parcall_adapter.to_json(output)) and \
+                        same_multiset(batch["invocations"], invocations)
+                    failures += not ok
+    return failures
+
+
+def main():
+    spec_dir, path = sys.argv[1], sys.argv[2]
+    spec = importlib.util.spec_from_file_location("solution", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    start = time.perf_counter()
+    failures = run(spec_dir, module)
+    elapsed = time.perf_counter() - start
+    print(elapsed, failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
