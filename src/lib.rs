@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod fuzz;
 pub mod generate;
+pub mod grade;
 pub mod json;
 pub mod judge;
 pub mod process;

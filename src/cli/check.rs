@@ -6,7 +6,7 @@ use super::{CheckArgs, SpecArg};
 use crate::fuzz::{self, regressions};
 use crate::process::Limits;
 use crate::report::{self, Context, Palette, Report, Verdict};
-use crate::runner::{self, Run, Runner, Settings};
+use crate::runner::{self, Run, Settings};
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
 use std::io::{IsTerminal, Write};
@@ -98,7 +98,7 @@ impl Plan {
 }
 
 /// A seed nobody chose: the clock and the process id.
-fn fresh_seed() -> u64 {
+pub fn fresh_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
@@ -112,57 +112,26 @@ struct Outcome {
 }
 
 fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
-    let started = Instant::now();
     let settings = Settings {
         timeout: Duration::from_secs_f64(args.timeout),
         startup: Duration::from_secs_f64(args.startup_timeout),
         ..Settings::default()
     };
-    let mut runner = match Runner::start(&plan.prepared.launch, &plan.spec.version, settings) {
-        Ok(runner) => runner,
-        Err(error) => {
-            let run = Run {
-                implementation: None,
-                functions: Vec::new(),
-                results: runner::not_started(&plan.cases, &error),
-                start_error: Some(error),
-                duration: started.elapsed(),
-            };
-            return Outcome {
-                run,
-                generated: Vec::new(),
-                notes: Vec::new(),
-            };
-        }
+    let check_plan = fuzz::CheckPlan {
+        spec: &plan.spec,
+        cases: &plan.cases,
+        functions: &plan.functions,
+        fuzz: plan.fuzz,
+        seed: plan.seed,
+        settings,
     };
     let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
-    runner.on_result = progress(expected_total);
-    let mut results = runner.run_cases(&plan.cases);
-    let generated = if plan.fuzz > 0 {
-        fuzz::run(
-            &mut runner,
-            &plan.spec.cases,
-            &plan.functions,
-            fuzz::Settings::new(plan.fuzz, plan.seed),
-        )
-    } else {
-        Vec::new()
-    };
-    runner.on_result = None;
+    let checked = fuzz::check(&plan.prepared.launch, &check_plan, progress(expected_total));
     clear_progress();
-    results.extend(generated.iter().map(|g| g.result.clone()));
-    let notes = keep_counterexamples(args, &generated);
-    let (implementation, functions) = runner.shutdown();
-    let run = Run {
-        implementation: Some(implementation),
-        functions,
-        results,
-        start_error: None,
-        duration: started.elapsed(),
-    };
+    let notes = keep_counterexamples(args, &checked.generated);
     Outcome {
-        run,
-        generated,
+        run: checked.run,
+        generated: checked.generated,
         notes,
     }
 }

@@ -3,6 +3,7 @@
 
 mod check;
 pub mod exit;
+mod grade;
 mod spec_cmd;
 
 use clap::{Parser, Subcommand};
@@ -29,12 +30,63 @@ pub enum Command {
     /// command that reruns it.
     #[command(after_help = exit::HELP)]
     Check(Box<CheckArgs>),
+    /// Grade exercise submissions: a score per submission from a rubric, feedback per
+    /// requirement, Gradescope and Exercism results, a gradebook; each submission isolated.
+    #[command(after_help = exit::HELP)]
+    Grade(Box<GradeArgs>),
+    /// Say which of `parcall grade`'s protections are active on this machine, and why not.
+    Doctor,
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
     /// `parcall check --cmd "parcall reference"` must pass.
     Reference,
     /// Read the specification without running anything.
     #[command(subcommand)]
     Spec(SpecCommand),
+}
+
+/// `parcall grade`.
+#[derive(Debug, clap::Args)]
+pub struct GradeArgs {
+    /// Submissions: `.py` files, folders holding one module, or class folders of them.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Where results go: a folder per submission (gradescope.json, exercism.json,
+    /// report.txt) and the gradebook (gradebook.csv, gradebook.json).
+    #[arg(long, value_name = "DIR", default_value = "parcall-grades")]
+    pub out: PathBuf,
+    /// A rubric file (points per requirement); default: one point per requirement.
+    #[arg(long, value_name = "FILE")]
+    pub rubric: Option<PathBuf>,
+    /// Grade only this exercise's function (repeatable); default: both.
+    #[arg(long, value_enum)]
+    pub function: Vec<crate::spec::Function>,
+    /// Seed of the hidden generated cases; default: a fresh one, recorded in the results.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Hidden generated cases per function.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub fuzz: usize,
+    /// Submissions graded at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Grade only shard I of N (1-based), e.g. for CI matrix jobs or Slurm arrays; needs
+    /// --seed so every shard uses the same hidden cases.
+    #[arg(long, value_name = "I/N", requires = "seed")]
+    pub shard: Option<String>,
+    /// The Python interpreter.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: std::ffi::OsString,
+    #[command(flatten)]
+    pub spec: SpecArg,
+    /// Seconds one case may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub timeout: f64,
+    /// Address-space limit per submission in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub memory_mib: u64,
+    /// CPU seconds per submission process.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub cpu_seconds: u64,
 }
 
 /// `parcall check`.
@@ -176,6 +228,8 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Spec(command) => spec_cmd::run(command),
         Command::Check(args) => check::run(*args),
+        Command::Grade(args) => grade::run(*args),
+        Command::Doctor => grade::doctor(),
         Command::Reference => {
             crate::subject::server::serve_from_environment()?;
             Ok(exit::SUCCESS)

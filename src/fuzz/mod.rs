@@ -5,10 +5,12 @@
 mod materialize;
 mod reduce;
 pub mod regressions;
+mod session;
 mod tags;
 
 pub use materialize::materialize;
-pub use tags::requirements_exercised;
+pub use session::{check, Checked, Plan as CheckPlan};
+pub use tags::{blame, requirements_exercised};
 
 use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
 use crate::judge::Outcome;
@@ -348,6 +350,11 @@ fn passing_entry(
 
 fn failing_entry(summary: &Summary, mut minimal: CaseResult) -> CaseResult {
     rename(&mut minimal.case, &entry_id(summary.function));
+    let blamed = tags::blame(&minimal.case.case, &minimal.outcome);
+    match &mut minimal.case.case {
+        Case::Exec(c) => c.requirements = blamed,
+        Case::Dedup(c) => c.requirements = blamed,
+    }
     set_description(
         &mut minimal.case,
         format!(

@@ -193,3 +193,158 @@ fn value_tags(value: &Value, tags: &mut BTreeSet<&'static str>) {
         }
     }
 }
+
+/// The requirements a failure points at: the case's own requirements narrowed by what went
+/// wrong (a wrong id, a wrong rejection, a wrong key, a missing invocation, ...). Failures
+/// that say nothing specific (an exception, a timeout) keep them all.
+pub fn blame(case: &Case, outcome: &crate::judge::Outcome) -> Vec<String> {
+    use crate::judge::{Failure, Outcome};
+    let all = requirements_exercised(case);
+    let narrowed: Vec<&str> = match (case, outcome) {
+        (
+            Case::Exec(_),
+            Outcome::Fail(Failure::WrongOutput {
+                expected, actual, ..
+            }),
+        ) => exec_output_blame(expected, actual),
+        (Case::Exec(_), Outcome::Fail(Failure::WrongInvocations { .. })) => {
+            vec![
+                "EXEC-DISPATCH-ONCE",
+                "EXEC-DISPATCH-ARGS-DEFAULT",
+                "EXEC-DUP-REJECTED",
+                "EXEC-LIMIT-POSITION",
+                "EXEC-LIMIT-ZERO",
+            ]
+        }
+        (
+            Case::Dedup(_),
+            Outcome::Fail(Failure::WrongOutput {
+                expected, actual, ..
+            }),
+        ) => {
+            let keys = |v: &Value| {
+                v.as_object()
+                    .map(|o| o.keys().cloned().collect::<BTreeSet<_>>())
+            };
+            if keys(expected) != keys(actual) {
+                vec![
+                    "DEDUP-KEY-FORMAT",
+                    "DEDUP-KEY-ORDER",
+                    "DEDUP-KEY-LIST-ORDER",
+                    "DEDUP-KEY-ASCII",
+                    "DEDUP-KEY-LITERALS",
+                    "DEDUP-KEY-ARGS-DEFAULT",
+                    "DEDUP-NUMBER-FLOAT",
+                    "DEDUP-NUMBER-INT",
+                    "DEDUP-NUMBER-OVERFLOW",
+                    "DEDUP-NAME-VERBATIM",
+                    "DEDUP-RESULT-ENTRIES",
+                ]
+            } else {
+                vec![
+                    "DEDUP-RESULT-UNCHANGED",
+                    "DEDUP-RAISE",
+                    "DEDUP-UNKNOWN-TOOL",
+                    "DEDUP-CACHE-HIT",
+                    "DEDUP-NO-STATE",
+                ]
+            }
+        }
+        (Case::Dedup(_), Outcome::Fail(Failure::WrongInvocations { .. })) => {
+            vec![
+                "DEDUP-INVOKE-ONCE",
+                "DEDUP-CACHE-HIT",
+                "DEDUP-NO-STATE",
+                "DEDUP-UNKNOWN-TOOL",
+                "DEDUP-RAISE",
+            ]
+        }
+        _ => return all,
+    };
+    let mut blamed: Vec<String> = all
+        .iter()
+        .filter(|r| narrowed.contains(&r.as_str()))
+        .cloned()
+        .collect();
+    if let Outcome::Fail(
+        Failure::WrongOutput { batch, .. } | Failure::WrongInvocations { batch, .. },
+    ) = outcome
+    {
+        let state = if matches!(case, Case::Exec(_)) {
+            "EXEC-NO-STATE"
+        } else {
+            "DEDUP-NO-STATE"
+        };
+        if *batch > 1 && all.iter().any(|r| r == state) && !blamed.iter().any(|r| r == state) {
+            blamed.push(state.to_owned());
+        }
+    }
+    if blamed.is_empty() {
+        all
+    } else {
+        blamed
+    }
+}
+
+/// For a wrong list of tool messages: the first message that differs says which rule broke.
+fn exec_output_blame(expected: &Value, actual: &Value) -> Vec<&'static str> {
+    let (Some(expected), Some(actual)) = (expected.as_list(), actual.as_list()) else {
+        return vec!["EXEC-OUTPUT-COUNT", "EXEC-OUTPUT-SHAPE"];
+    };
+    if expected.len() != actual.len() {
+        return vec!["EXEC-OUTPUT-COUNT", "EXEC-FAILURE-ISOLATED"];
+    }
+    let Some((e, a)) = expected.iter().zip(actual).find(|(e, a)| e != a) else {
+        return Vec::new();
+    };
+    let field = |v: &Value, k: &str| {
+        v.as_object()
+            .and_then(|o| o.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    if e.as_object().map(|o| o.len()) != a.as_object().map(|o| o.len())
+        || field(a, "content").is_none()
+    {
+        return vec!["EXEC-OUTPUT-SHAPE"];
+    }
+    if field(e, "tool_call_id") != field(a, "tool_call_id") {
+        return vec!["EXEC-ID-GIVEN", "EXEC-ID-GENERATED"];
+    }
+    let rejection =
+        |c: &Option<String>, prefix: &str| c.as_deref().is_some_and(|c| c.starts_with(prefix));
+    let (ec, ac) = (field(e, "content"), field(a, "content"));
+    if rejection(&ec, "error: duplicate tool_call_id")
+        || rejection(&ac, "error: duplicate tool_call_id")
+    {
+        return vec![
+            "EXEC-DUP-REJECTED",
+            "EXEC-DUP-ANY-EARLIER",
+            "EXEC-DUP-VERBATIM",
+            "EXEC-DUP-BEFORE-LIMIT",
+        ];
+    }
+    if rejection(&ec, "error: too many parallel tool calls")
+        || rejection(&ac, "error: too many parallel tool calls")
+    {
+        return vec![
+            "EXEC-LIMIT-POSITION",
+            "EXEC-LIMIT-ZERO",
+            "EXEC-LIMIT-DEFAULT",
+            "EXEC-DUP-BEFORE-LIMIT",
+        ];
+    }
+    vec![
+        "EXEC-CONTENT-UNCHANGED",
+        "EXEC-DISPATCH-ARGS-DEFAULT",
+        "SANDBOX-RESULT-STR",
+        "SANDBOX-UNKNOWN-TOOL",
+        "SANDBOX-ARG-MISSING",
+        "SANDBOX-ARG-UNEXPECTED",
+        "SANDBOX-ARG-TYPE",
+        "SANDBOX-ARG-ORDER",
+        "SANDBOX-ARITHMETIC",
+        "SANDBOX-RAISE",
+        "SANDBOX-LOOKUP-NORMALISED",
+    ]
+}

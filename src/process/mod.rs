@@ -36,6 +36,13 @@ pub struct Limits {
     pub max_line_bytes: usize,
     /// How much of stdout and stderr is kept (the last bytes).
     pub tail_bytes: usize,
+    /// CPU seconds (RLIMIT_CPU): the kernel kills the process past it.
+    pub cpu_seconds: Option<u64>,
+    /// Processes of the user (RLIMIT_NPROC), which stops fork bombs when the process runs
+    /// under a uid of its own.
+    pub processes: Option<u64>,
+    /// Largest file it may write (RLIMIT_FSIZE).
+    pub file_bytes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -44,6 +51,9 @@ impl Default for Limits {
             memory_bytes: Some(2 << 30),
             max_line_bytes: 64 << 20,
             tail_bytes: 16 << 10,
+            cpu_seconds: None,
+            processes: None,
+            file_bytes: None,
         }
     }
 }
@@ -148,11 +158,11 @@ impl Child {
             command.current_dir(dir);
         }
         let child_fds = (request_read.as_raw_fd(), reply_write.as_raw_fd());
-        let memory = launch.limits.memory_bytes;
+        let limits = launch.limits;
         // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
         // functions (dup2, setrlimit, prctl, getppid) on values copied in beforehand.
         unsafe {
-            command.pre_exec(move || child_setup(child_fds, memory));
+            command.pre_exec(move || child_setup(child_fds, &limits));
         }
         let mut child = command.spawn()?;
         // The child has its copies; ours must close, or EOF would never be seen.
@@ -263,7 +273,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// In the child, between fork and exec.
-fn child_setup((request, reply): (i32, i32), memory: Option<u64>) -> io::Result<()> {
+fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> {
     // SAFETY (whole function): only async-signal-safe calls on plain integers.
     unsafe {
         // dup2 onto 3 and 4 clears close-on-exec on the copies; the originals (above 9)
@@ -278,13 +288,21 @@ fn child_setup((request, reply): (i32, i32), memory: Option<u64>) -> io::Result<
             rlim_max: 0,
         };
         libc::setrlimit(libc::RLIMIT_CORE, &no_core);
-        if let Some(bytes) = memory {
-            let limit = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                return Err(io::Error::last_os_error());
+        let resources = [
+            (libc::RLIMIT_AS, limits.memory_bytes),
+            (libc::RLIMIT_CPU, limits.cpu_seconds),
+            (libc::RLIMIT_NPROC, limits.processes),
+            (libc::RLIMIT_FSIZE, limits.file_bytes),
+        ];
+        for (resource, value) in resources {
+            if let Some(value) = value {
+                let limit = libc::rlimit {
+                    rlim_cur: value,
+                    rlim_max: value,
+                };
+                if libc::setrlimit(resource, &limit) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
             }
         }
     }

@@ -1,0 +1,70 @@
+//! A complete check of one implementation: the given cases, then the generated ones, in one
+//! process session. `parcall check` and `parcall grade` both run this.
+
+use crate::process::Launch;
+use crate::runner::{self, ResultCallback, Run, Runner, Settings};
+use crate::spec::{Function, Spec, SpecCase};
+use std::time::Instant;
+
+/// What to run.
+pub struct Plan<'a> {
+    pub spec: &'a Spec,
+    /// Regressions and spec cases, run first, in order.
+    pub cases: &'a [SpecCase],
+    /// Functions whose generated cases run.
+    pub functions: &'a [Function],
+    /// Generated cases per function (0: none).
+    pub fuzz: usize,
+    pub seed: u64,
+    pub settings: Settings,
+}
+
+/// The run and what the generated cases found.
+pub struct Checked {
+    pub run: Run,
+    pub generated: Vec<super::Summary>,
+}
+
+/// Starts the implementation, runs everything, shuts it down.
+pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<'_>>) -> Checked {
+    let started = Instant::now();
+    let mut runner = match Runner::start(launch, &plan.spec.version, plan.settings) {
+        Ok(runner) => runner,
+        Err(error) => {
+            let run = Run {
+                implementation: None,
+                functions: Vec::new(),
+                results: runner::not_started(plan.cases, &error),
+                start_error: Some(error),
+                duration: started.elapsed(),
+            };
+            return Checked {
+                run,
+                generated: Vec::new(),
+            };
+        }
+    };
+    runner.on_result = on_result;
+    let mut results = runner.run_cases(plan.cases);
+    let generated = if plan.fuzz > 0 {
+        super::run(
+            &mut runner,
+            &plan.spec.cases,
+            plan.functions,
+            super::Settings::new(plan.fuzz, plan.seed),
+        )
+    } else {
+        Vec::new()
+    };
+    runner.on_result = None;
+    results.extend(generated.iter().map(|g| g.result.clone()));
+    let (implementation, functions) = runner.shutdown();
+    let run = Run {
+        implementation: Some(implementation),
+        functions,
+        results,
+        start_error: None,
+        duration: started.elapsed(),
+    };
+    Checked { run, generated }
+}

@@ -1,0 +1,272 @@
+//! What a grading run writes: Gradescope's and Exercism's `results.json`, a gradebook as
+//! CSV and JSON, and a human summary. Student-facing text never reveals the hidden seed or
+//! more than one generated case.
+
+use super::rubric::RequirementScore;
+use super::Graded;
+use crate::report::{failure_text, CaseReport};
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// Exercism v3 caps each test's `output` at 500 characters.
+pub const EXERCISM_OUTPUT_LIMIT: usize = 500;
+/// Our own cap on any one feedback text, so a flood of output never bloats a results file.
+pub const FEEDBACK_LIMIT: usize = 4000;
+
+/// Cuts `text` to at most `limit` characters, saying so inside the limit.
+pub fn cap(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        return text.to_owned();
+    }
+    let note = "\n[... cut]";
+    let kept: String = text
+        .chars()
+        .take(limit.saturating_sub(note.len()))
+        .collect();
+    format!("{kept}{note}")
+}
+
+/// The failing case a student should look at first for a requirement: the smallest input.
+fn smallest_failure<'r>(graded: &'r Graded, requirement: &str) -> Option<&'r CaseReport> {
+    graded
+        .report
+        .cases
+        .iter()
+        .filter(|c| c.outcome != "pass" && c.requirements.iter().any(|r| r == requirement))
+        .min_by_key(|c| c.input.as_ref().map_or(usize::MAX, |i| i.to_string().len()))
+}
+
+/// Feedback for one requirement: what failed, on which input, expected and actual, and
+/// what the submission printed. Without rerun commands or seeds.
+pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
+    if let Some(error) = graded.setup_error.as_ref().or(graded.report.error.as_ref()) {
+        return cap(error, FEEDBACK_LIMIT);
+    }
+    if score.earned >= score.points {
+        return format!("All {} cases pass.", score.cases);
+    }
+    let Some(case) = smallest_failure(graded, &score.id) else {
+        return format!("{} of {} cases fail.", score.failed, score.cases);
+    };
+    let generated = case.id.starts_with("generated-");
+    let title = if generated {
+        "A generated case (shrunk to a minimal example)".to_owned()
+    } else {
+        format!("Case {}: {}", case.id, case.description)
+    };
+    let detail: String = failure_text(case)
+        .lines()
+        .filter(|l| !l.starts_with("rerun:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut text = format!(
+        "{} of {} cases fail. {title}\n{} ({})\n{detail}",
+        score.failed, score.cases, case.outcome, score.statement
+    );
+    if !case.printed.trim().is_empty() {
+        let _ = write!(text, "\nYour code printed:\n{}", case.printed.trim_end());
+    }
+    cap(&text, FEEDBACK_LIMIT)
+}
+
+fn summary_line(graded: &Graded) -> String {
+    let met = graded
+        .requirements
+        .iter()
+        .filter(|r| r.earned >= r.points)
+        .count();
+    format!(
+        "{} / {} points: {met} of {} requirements met.",
+        fmt_points(graded.score),
+        fmt_points(graded.max_score),
+        graded.requirements.len()
+    )
+}
+
+fn fmt_points(points: f64) -> String {
+    if points.fract() == 0.0 {
+        format!("{points:.0}")
+    } else {
+        format!("{points:.2}")
+    }
+}
+
+/// Gradescope's `results.json` (autograder specification): one test per requirement.
+pub fn gradescope(graded: &Graded, seed: u64) -> Value {
+    let tests: Vec<Value> = graded
+        .requirements
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            json!({
+                "name": format!("{}: {}", r.id, r.statement),
+                "number": (i + 1).to_string(),
+                "score": r.earned,
+                "max_score": r.points,
+                "status": if r.earned >= r.points { "passed" } else { "failed" },
+                "output": feedback(graded, r),
+                "visibility": "visible",
+            })
+        })
+        .collect();
+    json!({
+        "score": graded.score,
+        "max_score": graded.max_score,
+        "execution_time": graded.duration.as_secs_f64(),
+        "output": summary_line(graded),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+        "extra_data": {"parcall_seed": seed, "parcall_suite": graded.report.suite},
+    })
+}
+
+/// Exercism's test runner `results.json`, version 3: a test per requirement, `task_id` 1
+/// for `execute_tool_calls` and 2 for `run_parallel_calls`, output capped at 500 characters.
+pub fn exercism(graded: &Graded) -> Value {
+    if let Some(error) = graded.setup_error.as_ref().or(graded.report.error.as_ref()) {
+        return json!({"version": 3, "status": "error", "message": cap(error, FEEDBACK_LIMIT), "tests": []});
+    }
+    let tests: Vec<Value> = graded
+        .requirements
+        .iter()
+        .map(|r| {
+            let passed = r.earned >= r.points;
+            let mut test = json!({
+                "name": format!("{}: {}", r.id, r.statement),
+                "status": if passed { "pass" } else { "fail" },
+                "test_code": format!("parcall requirement {} ({} cases)", r.id, r.cases),
+                "task_id": match r.function { crate::spec::Function::ExecuteToolCalls => 1, crate::spec::Function::RunParallelCalls => 2 },
+            });
+            if !passed {
+                test["message"] = json!(feedback(graded, r));
+                let printed = smallest_failure(graded, &r.id).map(|c| c.printed.clone()).unwrap_or_default();
+                if !printed.is_empty() {
+                    test["output"] = json!(cap(&printed, EXERCISM_OUTPUT_LIMIT));
+                }
+            }
+            test
+        })
+        .collect();
+    let status = if graded.requirements.iter().all(|r| r.earned >= r.points) {
+        "pass"
+    } else {
+        "fail"
+    };
+    json!({"version": 3, "status": status, "tests": tests})
+}
+
+/// The gradebook, one row per submission.
+pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
+    let mut out = String::from(
+        "submission,score,max_score,percent,requirements_met,requirements,verdict,seed,error\n",
+    );
+    for g in graded {
+        let met = g
+            .requirements
+            .iter()
+            .filter(|r| r.earned >= r.points)
+            .count();
+        let percent = if g.max_score > 0.0 {
+            100.0 * g.score / g.max_score
+        } else {
+            0.0
+        };
+        let error = g
+            .setup_error
+            .clone()
+            .or_else(|| g.report.error.clone())
+            .unwrap_or_default();
+        let fields = [
+            g.submission.name.clone(),
+            fmt_points(g.score),
+            fmt_points(g.max_score),
+            format!("{percent:.1}"),
+            met.to_string(),
+            g.requirements.len().to_string(),
+            serde_json::to_value(g.report.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            seed.to_string(),
+            error.lines().next().unwrap_or_default().to_owned(),
+        ];
+        let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn csv_field(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_owned()
+    }
+}
+
+/// The gradebook as JSON, with every requirement's points per submission.
+pub fn gradebook_json(
+    graded: &[Graded],
+    seed: u64,
+    suite: &str,
+    protections: &[super::sandbox::Protection],
+) -> Value {
+    json!({
+        "format": "parcall-gradebook",
+        "version": 1,
+        "suite": suite,
+        "seed": seed,
+        "protections": protections.iter().map(|p| json!({"name": p.name, "active": p.active, "detail": p.detail})).collect::<Vec<_>>(),
+        "submissions": graded.iter().map(|g| json!({
+            "name": g.submission.name,
+            "module": g.submission.module.display().to_string(),
+            "score": g.score,
+            "max_score": g.max_score,
+            "verdict": g.report.verdict,
+            "error": g.setup_error.clone().or_else(|| g.report.error.clone()),
+            "duration_ms": g.duration.as_secs_f64() * 1e3,
+            "requirements": g.requirements.iter().map(|r| json!({"id": r.id, "points": r.points, "earned": r.earned, "cases": r.cases, "failed": r.failed})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The summary a teacher reads: a line per submission.
+pub fn human(graded: &[Graded], seed: u64) -> String {
+    let width = graded
+        .iter()
+        .map(|g| g.submission.name.len())
+        .max()
+        .unwrap_or(10)
+        .max(10);
+    let mut out = format!("{:<width$}  {:>9}  requirements\n", "submission", "score");
+    for g in graded {
+        let met = g
+            .requirements
+            .iter()
+            .filter(|r| r.earned >= r.points)
+            .count();
+        let note = g
+            .setup_error
+            .clone()
+            .or_else(|| g.report.error.clone())
+            .map(|e| format!("  ({})", e.lines().next().unwrap_or_default()))
+            .unwrap_or_default();
+        let score = format!("{}/{}", fmt_points(g.score), fmt_points(g.max_score));
+        let _ = writeln!(
+            out,
+            "{:<width$}  {score:>9}  {met}/{}{note}",
+            g.submission.name,
+            g.requirements.len()
+        );
+    }
+    let mean = graded.iter().map(|g| g.score).sum::<f64>() / graded.len().max(1) as f64;
+    let _ = writeln!(
+        out,
+        "\n{} submissions graded, mean score {}, seed {seed} (regrade with --seed {seed})",
+        graded.len(),
+        fmt_points((mean * 100.0).round() / 100.0)
+    );
+    out
+}

@@ -1,0 +1,138 @@
+//! Rubrics: points per requirement. A requirement's points are earned when every case that
+//! checks it, fixed and generated, passes.
+
+use crate::json;
+use crate::report::Report;
+use crate::spec::{Function, Spec};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A rubric file: `{"format": "parcall-rubric", "version": 1, "default_points": 1,
+/// "points": {"EXEC-ID-GIVEN": 2}}`. Requirements not listed get `default_points`; 0 leaves
+/// a requirement out of the grade.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RubricFile {
+    pub format: String,
+    pub version: u32,
+    #[serde(default = "one")]
+    pub default_points: f64,
+    #[serde(default)]
+    pub points: IndexMap<String, f64>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The points of every requirement in scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rubric {
+    pub points: IndexMap<String, f64>,
+}
+
+/// How one requirement went for one submission.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequirementScore {
+    pub id: String,
+    pub function: Function,
+    pub statement: String,
+    pub points: f64,
+    pub earned: f64,
+    /// Cases that check it, and how many of them failed.
+    pub cases: usize,
+    pub failed: usize,
+}
+
+impl Rubric {
+    /// The default rubric: one point per requirement of the functions in scope.
+    pub fn default_for(spec: &Spec, functions: &[Function]) -> Rubric {
+        Rubric::from_file(
+            &RubricFile {
+                format: "parcall-rubric".into(),
+                version: 1,
+                default_points: 1.0,
+                points: IndexMap::new(),
+            },
+            spec,
+            functions,
+        )
+        .expect("the default rubric names no requirement")
+    }
+
+    /// Reads a rubric file; unknown requirement ids and negative points are errors.
+    pub fn load(path: &Path, spec: &Spec, functions: &[Function]) -> Result<Rubric, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let value =
+            json::parse(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
+        let file: RubricFile =
+            json::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))?;
+        if file.format != "parcall-rubric" || file.version != 1 {
+            return Err(format!(
+                "{}: not a parcall-rubric file of version 1",
+                path.display()
+            ));
+        }
+        Rubric::from_file(&file, spec, functions).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    fn from_file(file: &RubricFile, spec: &Spec, functions: &[Function]) -> Result<Rubric, String> {
+        for (id, points) in &file.points {
+            if spec.requirement(id).is_none() {
+                return Err(format!("points for unknown requirement {id}"));
+            }
+            if !(points.is_finite() && *points >= 0.0) {
+                return Err(format!("points for {id} must be a non-negative number"));
+            }
+        }
+        let points = spec
+            .requirements
+            .iter()
+            .filter(|r| functions.contains(&r.function))
+            .map(|r| {
+                (
+                    r.id.clone(),
+                    file.points
+                        .get(&r.id)
+                        .copied()
+                        .unwrap_or(file.default_points),
+                )
+            })
+            .filter(|(_, points)| *points > 0.0)
+            .collect();
+        Ok(Rubric { points })
+    }
+
+    pub fn max_score(&self) -> f64 {
+        self.points.values().sum()
+    }
+
+    /// Scores a report: a requirement earns its points when all its cases passed.
+    pub fn score(&self, report: &Report, spec: &Spec) -> Vec<RequirementScore> {
+        self.points
+            .iter()
+            .map(|(id, points)| {
+                let summary = report.requirements.iter().find(|r| &r.id == id);
+                let (cases, failed) = summary.map_or((0, 0), |s| (s.cases, s.failed));
+                let started = report.error.is_none();
+                let earned = if started && cases > 0 && failed == 0 {
+                    *points
+                } else {
+                    0.0
+                };
+                let requirement = spec.requirement(id).expect("rubric ids come from the spec");
+                RequirementScore {
+                    id: id.clone(),
+                    function: requirement.function,
+                    statement: requirement.statement.clone(),
+                    points: *points,
+                    earned,
+                    cases,
+                    failed: if started { failed } else { cases.max(1) },
+                }
+            })
+            .collect()
+    }
+}

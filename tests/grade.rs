@@ -1,0 +1,375 @@
+//! `parcall grade` end to end: a class of correct, broken and hostile submissions is graded
+//! with the right scores, in bounded time, with nothing left running and no file outside
+//! the results changed; every output format is snapshotted.
+
+mod common;
+
+use common::root;
+use parcall::grade::sandbox::Capabilities;
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn copy(from: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(root().join(from), to).unwrap();
+}
+
+fn grade(args: &[&str]) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .arg("grade")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
+    let book: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
+            .unwrap();
+    book["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap().to_owned(),
+                (
+                    s["score"].as_f64().unwrap(),
+                    s["max_score"].as_f64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Every file under `dir` with its contents, to prove nothing changed.
+fn snapshot_tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(snapshot_tree(&path));
+        } else {
+            files.insert(path.clone(), std::fs::read(&path).unwrap_or_default());
+        }
+    }
+    files
+}
+
+fn processes_of_submission_uids() -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(status) = std::fs::read_to_string(entry.path().join("status")) {
+            let uid = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next()?.parse::<u32>().ok());
+            // A zombie runs nothing; it waits for its parent (here, init) to reap it.
+            let zombie = status
+                .lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'));
+            if uid.is_some_and(|u| (61_000..62_000).contains(&u)) && !zombie {
+                found.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time() {
+    let capabilities = Capabilities::detect();
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let secret = format!("SECRET-{}", std::process::id());
+    copy(
+        "conformance/examples/python/solution.py",
+        &class.join("alice.py"),
+    );
+    std::fs::write(
+        class.join("alice.py"),
+        format!(
+            "# {secret}\n{}",
+            std::fs::read_to_string(class.join("alice.py")).unwrap()
+        ),
+    )
+    .unwrap();
+    copy(
+        "conformance/examples/python/broken/limit_off_by_one.py",
+        &class.join("bob.py"),
+    );
+    let hostile_target = work.path().join("outside.txt");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let settings = serde_json::json!({"target": hostile_target, "class_dir": class, "port": listener.local_addr().unwrap().port()});
+    let mut hostiles = vec![
+        "fork_bomb",
+        "memory_bomb",
+        "infinite_loop",
+        "sleeper",
+        "writes_outside",
+        "reads_others",
+        "opens_network",
+    ];
+    // Signalling "every process it may" is only harmless under a uid of its own.
+    if capabilities.own_uid() {
+        hostiles.push("kills_parent");
+    }
+    for name in &hostiles {
+        let folder = class.join(name);
+        copy(
+            &format!("conformance/fixtures/python/hostile/{name}.py"),
+            &folder.join("main.py"),
+        );
+        std::fs::write(folder.join("hostile.json"), settings.to_string()).unwrap();
+    }
+    let before = snapshot_tree(&class);
+    let out = work.path().join("results");
+    let started = Instant::now();
+    let args = [
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "11",
+        "--fuzz",
+        "20",
+        "--timeout",
+        "1",
+        "--function",
+        "execute_tool_calls",
+        "--jobs",
+        "2",
+    ];
+    let (code, summary) = grade(&[&[class.to_str().unwrap()][..], &args].concat());
+    let took = started.elapsed();
+    assert_eq!(code, 0, "{summary}");
+    assert!(took < Duration::from_secs(240), "grading took {took:?}");
+
+    let scores = gradebook(&out);
+    let (alice, max) = scores["alice"];
+    assert_eq!(alice, max, "the correct submission lost points: {summary}");
+    assert!(scores["bob"].0 < max);
+    for name in ["fork_bomb", "memory_bomb", "infinite_loop", "sleeper"] {
+        assert!(scores[name].0 < max, "{name} scored {}", scores[name].0);
+    }
+    // Graded alone with the same seed, the correct submission gets the same grade.
+    let alone = work.path().join("alone");
+    copy(
+        "conformance/examples/python/solution.py",
+        &alone.join("alice.py"),
+    );
+    let alone_out = work.path().join("alone-results");
+    let (_, _) = grade(
+        &[
+            &[alone.join("alice.py").to_str().unwrap()][..],
+            &[
+                "--out",
+                alone_out.to_str().unwrap(),
+                "--seed",
+                "11",
+                "--fuzz",
+                "20",
+                "--timeout",
+                "1",
+                "--function",
+                "execute_tool_calls",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(gradebook(&alone_out)["alice"], scores["alice"]);
+
+    assert!(
+        processes_of_submission_uids().is_empty(),
+        "processes left running: {:?}",
+        processes_of_submission_uids()
+    );
+    assert_eq!(
+        snapshot_tree(&class),
+        before,
+        "a file in the class folder changed"
+    );
+    if capabilities.own_uid() {
+        assert!(
+            !hostile_target.exists(),
+            "a submission wrote outside its folder"
+        );
+        assert!(!Path::new("/tmp/parcall-hostile-write").exists());
+        assert!(!Path::new("/var/tmp/parcall-hostile-write").exists());
+        let leaked = std::fs::read_to_string(out.join("reads_others/gradescope.json")).unwrap()
+            + &std::fs::read_to_string(out.join("reads_others/report.txt")).unwrap();
+        assert!(
+            !leaked.contains(&secret),
+            "a submission read another's file"
+        );
+    } else {
+        eprintln!(
+            "not root: uid, namespace and file protections are not exercised ({})",
+            capabilities.namespace_error
+        );
+    }
+    if capabilities.namespaces {
+        assert!(
+            listener.accept().is_err(),
+            "a submission reached the network"
+        );
+    }
+}
+
+fn class_of_two(work: &Path) -> PathBuf {
+    let class = work.join("class");
+    copy(
+        "conformance/examples/python/solution.py",
+        &class.join("alice.py"),
+    );
+    copy(
+        "conformance/examples/python/broken/limit_off_by_one.py",
+        &class.join("bob.py"),
+    );
+    class
+}
+
+#[test]
+fn shards_together_give_the_same_grades_as_one_run() {
+    let work = tempfile::tempdir().unwrap();
+    let class = class_of_two(work.path());
+    let common = [
+        "--seed",
+        "3",
+        "--fuzz",
+        "30",
+        "--function",
+        "execute_tool_calls",
+    ];
+    let whole = work.path().join("whole");
+    grade(
+        &[
+            &[class.to_str().unwrap(), "--out", whole.to_str().unwrap()][..],
+            &common,
+        ]
+        .concat(),
+    );
+    let mut sharded = BTreeMap::new();
+    for shard in ["1/2", "2/2"] {
+        let out = work.path().join(shard.replace('/', "-"));
+        let (code, text) = grade(
+            &[
+                &[
+                    class.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                    "--shard",
+                    shard,
+                ][..],
+                &common,
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 0, "{text}");
+        let suffix = format!("gradebook.shard-{}-of-2.json", &shard[..1]);
+        std::fs::rename(out.join(&suffix), out.join("gradebook.json")).unwrap();
+        sharded.extend(gradebook(&out));
+    }
+    assert_eq!(sharded, gradebook(&whole));
+}
+
+#[test]
+fn usage_errors_are_clear() {
+    let (code, _) = grade(&["/no/such/class"]);
+    assert_eq!(code, 2);
+    let work = tempfile::tempdir().unwrap();
+    let class = class_of_two(work.path());
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args([
+            "grade",
+            class.to_str().unwrap(),
+            "--shard",
+            "3/2",
+            "--seed",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("expected I/N"));
+    let rubric = work.path().join("rubric.json");
+    std::fs::write(
+        &rubric,
+        r#"{"format": "parcall-rubric", "version": 1, "points": {"EXEC-NOPE": 2}}"#,
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args([
+            "grade",
+            class.to_str().unwrap(),
+            "--rubric",
+            rubric.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown requirement EXEC-NOPE"));
+}
+
+/// Masks what varies between runs and machines.
+fn stable(text: &str, work: &Path) -> String {
+    let mut text = text.replace(&work.display().to_string(), "[work]");
+    for (pattern, replacement) in [
+        (
+            r#""execution_time": [0-9.e+-]+"#,
+            r#""execution_time": "[s]""#,
+        ),
+        (r#""duration_ms": [0-9.e+-]+"#, r#""duration_ms": "[ms]""#),
+        (r#""detail": "[^"]*""#, r#""detail": "[detail]""#),
+        (r#""active": (true|false)"#, r#""active": "[machine]""#),
+    ] {
+        text = regex::Regex::new(pattern)
+            .unwrap()
+            .replace_all(&text, replacement)
+            .into_owned();
+    }
+    text
+}
+
+#[test]
+fn output_formats() {
+    let work = tempfile::tempdir().unwrap();
+    let class = class_of_two(work.path());
+    let rubric = work.path().join("rubric.json");
+    std::fs::write(&rubric, r#"{"format": "parcall-rubric", "version": 1, "default_points": 1, "points": {"EXEC-LIMIT-POSITION": 5}}"#).unwrap();
+    let out = work.path().join("out");
+    let (code, summary) = grade(&[
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "9",
+        "--fuzz",
+        "25",
+        "--function",
+        "execute_tool_calls",
+        "--rubric",
+        rubric.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{summary}");
+    let read = |p: &str| stable(&std::fs::read_to_string(out.join(p)).unwrap(), work.path());
+    insta::assert_snapshot!("summary", stable(&summary, work.path()));
+    insta::assert_snapshot!("gradescope", read("bob/gradescope.json"));
+    insta::assert_snapshot!("exercism", read("bob/exercism.json"));
+    insta::assert_snapshot!("gradebook_csv", read("gradebook.csv"));
+    insta::assert_snapshot!("gradebook_json", read("gradebook.json"));
+    let exercism: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bob/exercism.json")).unwrap())
+            .unwrap();
+    for test in exercism["tests"].as_array().unwrap() {
+        assert!(test["output"].as_str().unwrap_or("").chars().count() <= 500);
+    }
+}
