@@ -12,10 +12,21 @@ fn main() {
     let work = tempfile::tempdir().unwrap();
     let class = work.path().join("class");
     std::fs::create_dir(&class).unwrap();
-    std::fs::copy(root.join("conformance/examples/python/solution.py"), class.join("solution.py")).unwrap();
-    let mut broken: Vec<_> = std::fs::read_dir(root.join("conformance/examples/python/broken")).unwrap().map(|e| e.unwrap().path()).collect();
+    std::fs::copy(
+        root.join("conformance/examples/python/solution.py"),
+        class.join("solution.py"),
+    )
+    .unwrap();
+    let mut broken: Vec<_> = std::fs::read_dir(root.join("conformance/examples/python/broken"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     broken.sort();
-    for path in broken.iter().filter(|p| !p.ends_with("dedup_shared_cache.py")).take(11) {
+    for path in broken
+        .iter()
+        .filter(|p| !p.ends_with("dedup_shared_cache.py"))
+        .take(11)
+    {
         std::fs::copy(path, class.join(path.file_name().unwrap())).unwrap();
     }
     let count = std::fs::read_dir(&class).unwrap().count();
@@ -27,7 +38,16 @@ fn main() {
         let out = work.path().join(format!("out-{jobs}"));
         let start = Instant::now();
         let status = Command::new(env!("CARGO_BIN_EXE_parcall"))
-            .args(["grade", class.to_str().unwrap(), "--out", out.to_str().unwrap(), "--seed", "1", "--jobs", &jobs.to_string()])
+            .args([
+                "grade",
+                class.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--seed",
+                "1",
+                "--jobs",
+                &jobs.to_string(),
+            ])
             .stderr(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .status()
@@ -37,6 +57,10 @@ fn main() {
         if jobs == 1 {
             first = seconds;
         }
-        println!("| {jobs} | {seconds:.1} s | {:.0} | {:.2}x |", count as f64 / seconds * 60.0, first / seconds);
+        println!(
+            "| {jobs} | {seconds:.1} s | {:.0} | {:.2}x |",
+            count as f64 / seconds * 60.0,
+            first / seconds
+        );
     }
 }

@@ -39,6 +39,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         },
     )
     .with_generated(plan.seed, &outcome.generated);
+    let mut report = report;
+    if let Some(path) = &args.expectations {
+        if let Err(message) = apply_expectations(&mut report, path, args.update_expectations) {
+            eprintln!("error: {message}");
+            return Ok(exit::USAGE);
+        }
+    }
     for note in &outcome.notes {
         eprintln!("parcall: {note}");
     }
@@ -52,6 +59,35 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
         Verdict::Error => exit::INCOMPLETE,
     })
+}
+
+/// Applies (or first rewrites, with `--update-expectations`) the expectations file.
+fn apply_expectations(
+    report: &mut Report,
+    path: &std::path::Path,
+    update: bool,
+) -> Result<(), String> {
+    use crate::report::expectations::ExpectationsFile;
+    let name = path.display().to_string();
+    let file = if update {
+        let previous = if path.exists() {
+            Some(ExpectationsFile::load(path)?)
+        } else {
+            None
+        };
+        let file = ExpectationsFile::from_report(report, previous.as_ref());
+        file.save(path)
+            .map_err(|e| format!("{name}: cannot write: {e}"))?;
+        eprintln!(
+            "parcall: wrote {} known failures to {name}",
+            file.known_failures.len()
+        );
+        file
+    } else {
+        ExpectationsFile::load(path)?
+    };
+    file.apply(report, &name);
+    Ok(())
 }
 
 /// Everything settled before the implementation starts: bad input is refused here.
@@ -234,7 +270,9 @@ fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, String> {
         .cases
         .iter()
         .filter(|c| args.function.is_empty() || args.function.contains(&c.function()))
-        .filter(|c| args.case.is_empty() || args.case.iter().any(|g| glob_match(g, c.id())))
+        .filter(|c| {
+            args.case.is_empty() || args.case.iter().any(|g| crate::spec::glob_match(g, c.id()))
+        })
         .filter(|c| {
             args.requirement.is_empty()
                 || c.requirements()
@@ -247,42 +285,4 @@ fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, String> {
         return Err("the filters select no case (list the cases with `parcall spec list`)".into());
     }
     Ok(selected)
-}
-
-/// `*` matches any run of characters, `?` any one character.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::glob_match;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("exec-*", "exec-seed-001"));
-        assert!(glob_match("*-00?", "dedup-seed-001"));
-        assert!(glob_match("exec-seed-001", "exec-seed-001"));
-        assert!(!glob_match("exec-*", "dedup-seed-001"));
-        assert!(glob_match("*", ""));
-        assert!(!glob_match("a*b", "acbd"));
-    }
 }

@@ -151,6 +151,13 @@ pub struct CheckArgs {
     /// Neither replay nor record regressions.
     #[arg(long)]
     pub no_regressions: bool,
+    /// Known failures of an implementation that knowingly deviates (see the README): each
+    /// must still fail with its pinned outcome; anything else fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub expectations: Option<PathBuf>,
+    /// Rewrite the --expectations file from this run's failures (keeping known reasons).
+    #[arg(long, requires = "expectations")]
+    pub update_expectations: bool,
 }
 
 #[derive(Debug, Subcommand)]

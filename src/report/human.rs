@@ -28,7 +28,7 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
     let failures: Vec<&CaseReport> = report
         .cases
         .iter()
-        .filter(|c| c.outcome != "pass" && c.outcome != "skipped")
+        .filter(|c| c.outcome != "pass" && c.outcome != "skipped" && !c.expected_failure)
         .collect();
     if !failures.is_empty() {
         writeln!(out)?;
@@ -47,14 +47,33 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
         }
     }
     skipped(report, palette, out)?;
+    let expected = report.summary.expected_failures;
+    if expected > 0 {
+        writeln!(out, "\n{} {expected} expected failures (listed in the expectations file with these outcomes)", palette.warn("XFAIL"))?;
+    }
+    for problem in &report.expectation_problems {
+        writeln!(out, "{} {problem}", palette.fail("expectations:"))?;
+    }
     requirements(report, palette, out)?;
     let summary = &report.summary;
     let mut last = format!("{} passed, {} failed", summary.passed, summary.failed);
+    if summary.expected_failures > 0 {
+        last.push_str(&format!(
+            ", {} expected failures",
+            summary.expected_failures
+        ));
+    }
+    if !report.expectation_problems.is_empty() {
+        last.push_str(&format!(
+            ", {} expectation problems",
+            report.expectation_problems.len()
+        ));
+    }
     if summary.skipped > 0 {
         last.push_str(&format!(", {} skipped", summary.skipped));
     }
     writeln!(out)?;
-    if summary.failed + summary.skipped == 0 && report.error.is_none() {
+    if report.verdict == super::Verdict::Conforms {
         writeln!(out, "{}", palette.pass(last))
     } else {
         writeln!(out, "{}", palette.fail(last))

@@ -1,7 +1,9 @@
 //! Reports: the run as people and machines read it. Renderers take a writer and a palette
 //! and never print on their own.
 
+mod ci;
 pub mod diff;
+pub mod expectations;
 mod human;
 mod machine;
 mod model;
@@ -28,6 +30,11 @@ pub enum Format {
     Junit,
     /// TAP version 14.
     Tap,
+    /// GitHub Actions workflow commands: an error annotation on each failing case's line
+    /// in its spec file.
+    Github,
+    /// A Markdown summary, for `$GITHUB_STEP_SUMMARY` and the like.
+    Markdown,
 }
 
 /// Writes `report` in `format`.
@@ -42,6 +49,8 @@ pub fn write(
         Format::Json => machine::json(report, out),
         Format::Junit => machine::junit(report, out),
         Format::Tap => machine::tap(report, out),
+        Format::Github => ci::github(report, out),
+        Format::Markdown => ci::markdown(report, out),
     }
 }
 

@@ -47,8 +47,13 @@ pub struct Report {
     /// in `cases` (id `generated-exec` or `generated-dedup`): a pass, or the minimal
     /// counterexample's failure.
     pub generated: Vec<GeneratedReport>,
+    /// Where the expectations file and reality disagree (each one fails the run).
+    pub expectation_problems: Vec<String>,
     /// Wall time of the run, in milliseconds.
     pub duration_ms: f64,
+    /// Always `true`, and always the last field: a report cut short (a killed CI step, a
+    /// full disk) lacks it, so truncation is detectable.
+    pub complete: bool,
 }
 
 /// The generated cases of one function.
@@ -77,8 +82,11 @@ pub enum Verdict {
 pub struct Summary {
     pub total: usize,
     pub passed: usize,
+    /// Failures not covered by the expectations file.
     pub failed: usize,
     pub skipped: usize,
+    /// Failures the expectations file lists with the outcome they showed.
+    pub expected_failures: usize,
 }
 
 /// How one requirement fared: it passes when all its cases pass.
@@ -106,6 +114,9 @@ pub struct CaseReport {
     /// `pass`, `wrong output`, `wrong invocations`, `exception`, `timeout`, `crash`,
     /// `protocol error`, `not implemented` or `skipped`.
     pub outcome: String,
+    /// A failure the expectations file lists with this very outcome: it does not fail the
+    /// run.
+    pub expected_failure: bool,
     /// Details of a failure or a skip; absent when the case passed.
     pub detail: Option<Detail>,
     /// The arguments of the batch that failed: `calls` and `max_parallel`
@@ -183,6 +194,7 @@ impl Report {
             passed: cases.len() - failed - skipped,
             failed,
             skipped,
+            expected_failures: 0,
         };
         let verdict = match &run.start_error {
             Some(error) if error.is_runner_failure() => Verdict::Error,
@@ -205,7 +217,9 @@ impl Report {
             cases,
             seed: None,
             generated: Vec::new(),
+            expectation_problems: Vec::new(),
             duration_ms: run.duration.as_secs_f64() * 1e3,
+            complete: true,
         }
     }
 
@@ -265,6 +279,7 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         description: case.description().to_owned(),
         requirements: case.requirements().to_vec(),
         outcome: result.outcome.label().to_owned(),
+        expected_failure: false,
         detail: detail(&result.outcome),
         input: failed_batch(&result.outcome).and_then(|batch| batch_input(&case.case, batch)),
         printed: result.printed.clone(),

@@ -1,6 +1,7 @@
 //! The machine-readable specification: requirements, the case format and its loader, and
 //! the runtime that plays a case's scripted tools.
 
+mod glob;
 mod load;
 pub mod markdown;
 mod model;
@@ -8,6 +9,7 @@ mod requirements;
 mod schema;
 mod script;
 
+pub use glob::glob_match;
 pub use load::{Case, Spec, SpecCase, SpecError};
 pub use model::{
     Answer, CaseFile, DedupBatch, DedupCase, DedupInvocation, Dispatch, ExecBatch, ExecCase,

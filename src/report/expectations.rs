@@ -1,0 +1,171 @@
+//! Expectations: known failures of an implementation that knowingly deviates, each pinned
+//! to the outcome it must still show. A CI gate passes while reality matches the file and
+//! fails on a regression, on an unexpected pass (fixed without updating the file), on a
+//! changed outcome, and on an entry that matches nothing.
+
+use super::model::{Report, Verdict};
+use crate::json;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Globs matching more cases than this are refused unless the file raises the limit: a
+/// broad glob silently accepts new failures.
+pub const DEFAULT_MAX_GLOB_MATCHES: usize = 10;
+
+/// `{"format": "parcall-expectations", "version": 1, "known_failures": [...]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectationsFile {
+    pub format: String,
+    pub version: u32,
+    #[serde(default = "default_max", skip_serializing_if = "is_default_max")]
+    pub max_glob_matches: usize,
+    pub known_failures: Vec<KnownFailure>,
+}
+
+fn default_max() -> usize {
+    DEFAULT_MAX_GLOB_MATCHES
+}
+
+fn is_default_max(n: &usize) -> bool {
+    *n == DEFAULT_MAX_GLOB_MATCHES
+}
+
+/// One known failure: a case id or glob (`*`, `?`), the outcome it must show, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnownFailure {
+    pub case: String,
+    /// An outcome label: `wrong output`, `wrong invocations`, `exception`, `timeout`,
+    /// `crash`, `protocol error`, `not implemented`.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+}
+
+const OUTCOMES: [&str; 7] = [
+    "wrong output",
+    "wrong invocations",
+    "exception",
+    "timeout",
+    "crash",
+    "protocol error",
+    "not implemented",
+];
+
+impl ExpectationsFile {
+    pub fn load(path: &Path) -> Result<ExpectationsFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let value =
+            json::parse(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
+        let file: ExpectationsFile =
+            json::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))?;
+        if file.format != "parcall-expectations" || file.version != 1 {
+            return Err(format!(
+                "{}: not a parcall-expectations file of version 1",
+                path.display()
+            ));
+        }
+        for (index, entry) in file.known_failures.iter().enumerate() {
+            if !OUTCOMES.contains(&entry.outcome.as_str()) {
+                return Err(format!(
+                    "{}: known_failures[{index}] ({}): outcome `{}` is not one of {}",
+                    path.display(),
+                    entry.case,
+                    entry.outcome,
+                    OUTCOMES.join(", ")
+                ));
+            }
+        }
+        Ok(file)
+    }
+
+    /// The file that expects exactly the current failures, keeping the reasons of entries
+    /// that named those cases before.
+    pub fn from_report(report: &Report, previous: Option<&ExpectationsFile>) -> ExpectationsFile {
+        let known_failures = report
+            .cases
+            .iter()
+            .filter(|c| OUTCOMES.contains(&c.outcome.as_str()))
+            .map(|c| KnownFailure {
+                case: c.id.clone(),
+                outcome: c.outcome.clone(),
+                reason: previous
+                    .and_then(|p| {
+                        p.known_failures
+                            .iter()
+                            .find(|k| crate::spec::glob_match(&k.case, &c.id))
+                    })
+                    .map(|k| k.reason.clone())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        ExpectationsFile {
+            format: "parcall-expectations".into(),
+            version: 1,
+            max_glob_matches: previous.map_or(DEFAULT_MAX_GLOB_MATCHES, |p| p.max_glob_matches),
+            known_failures,
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        text.push('\n');
+        std::fs::write(path, text)
+    }
+
+    /// Applies the expectations to a report: matching failures become expected, and every
+    /// mismatch between the file and reality is a problem that fails the run.
+    pub fn apply(&self, report: &mut Report, file_name: &str) {
+        let mut problems = Vec::new();
+        for entry in &self.known_failures {
+            let matched: Vec<usize> = (0..report.cases.len())
+                .filter(|&i| crate::spec::glob_match(&entry.case, &report.cases[i].id))
+                .collect();
+            if matched.is_empty() {
+                problems.push(format!(
+                    "{file_name}: `{}` matches no case that ran (remove it, or fix the id)",
+                    entry.case
+                ));
+                continue;
+            }
+            if matched.len() > self.max_glob_matches {
+                problems.push(format!(
+                    "{file_name}: `{}` matches {} cases, more than max_glob_matches ({}); list them, or raise the limit",
+                    entry.case,
+                    matched.len(),
+                    self.max_glob_matches
+                ));
+                continue;
+            }
+            for index in matched {
+                let case = &mut report.cases[index];
+                if case.outcome == entry.outcome {
+                    case.expected_failure = true;
+                } else if case.outcome == "pass" {
+                    problems.push(format!("{}: expected `{}`, but it passes now: remove it from {file_name} (or run --update-expectations)", case.id, entry.outcome));
+                } else if case.outcome != "skipped" {
+                    problems.push(format!(
+                        "{}: expected `{}`, got `{}`: the failure changed",
+                        case.id, entry.outcome, case.outcome
+                    ));
+                }
+            }
+        }
+        let expected = report.cases.iter().filter(|c| c.expected_failure).count();
+        report.summary.failed -= expected.min(report.summary.failed);
+        report.summary.expected_failures = expected;
+        report.expectation_problems = problems;
+        if report.verdict == Verdict::DoesNotConform
+            && report.error.is_none()
+            && report.summary.failed == 0
+            && report.summary.skipped == 0
+        {
+            report.verdict = Verdict::Conforms;
+        }
+        if !report.expectation_problems.is_empty() && report.verdict == Verdict::Conforms {
+            report.verdict = Verdict::DoesNotConform;
+        }
+    }
+}
