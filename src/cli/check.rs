@@ -233,7 +233,7 @@ fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
     };
     match (&args.implementation, &args.cmd) {
         (_, Some(cmd)) => adapters::command(cmd, limits),
-        (Some(path), None) => adapters::python_module(path, &args.python, limits),
+        (Some(path), None) => adapters::module(path, &args.python, &args.node, limits),
         (None, None) => Err(adapters::PrepareError::Command(
             "name an implementation (a .py file) or pass --cmd \"PROGRAM ARGS\"".into(),
         )),

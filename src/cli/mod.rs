@@ -92,7 +92,7 @@ pub struct GradeArgs {
 /// `parcall check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The implementation: a Python module (`.py`).
+    /// The implementation: a Python module (`.py`) or a JavaScript one (`.mjs`, `.cjs`, `.js`).
     #[arg(value_name = "MODULE", required_unless_present = "cmd")]
     pub implementation: Option<PathBuf>,
     /// Instead of a module: any program that speaks the protocol (conformance/PROTOCOL.md),
@@ -102,6 +102,9 @@ pub struct CheckArgs {
     /// The Python interpreter for `.py` modules.
     #[arg(long, value_name = "PATH", default_value = "python3")]
     pub python: std::ffi::OsString,
+    /// The Node.js interpreter (20 or later) for `.mjs`, `.cjs` and `.js` modules.
+    #[arg(long, value_name = "PATH", default_value = "node")]
+    pub node: std::ffi::OsString,
     #[command(flatten)]
     pub spec: SpecArg,
     /// Only cases of this function (repeatable).

@@ -5,6 +5,10 @@ use crate::process::{Launch, Limits};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+/// The JavaScript adapter (Node 20+), embedded likewise.
+pub const JAVASCRIPT_ADAPTER: &str =
+    include_str!("../../conformance/adapters/javascript/parcall_adapter.mjs");
+
 /// The Python adapter, embedded so the binary works from anywhere.
 pub const PYTHON_ADAPTER: &str =
     include_str!("../../conformance/adapters/python/parcall_adapter.py");
@@ -14,7 +18,7 @@ pub const PYTHON_ADAPTER: &str =
 pub enum PrepareError {
     #[error("{path}: no such file")]
     Missing { path: PathBuf },
-    #[error("{path}: parcall checks Python modules (`.py`); for other languages pass `--cmd \"PROGRAM ARGS\"` with a program that speaks the protocol (conformance/PROTOCOL.md)")]
+    #[error("{path}: parcall checks Python modules (`.py`) and JavaScript modules (`.mjs`, `.cjs`, `.js`); for other languages pass `--cmd \"PROGRAM ARGS\"` with a program that speaks the protocol (conformance/PROTOCOL.md)")]
     UnknownKind { path: PathBuf },
     #[error("--cmd: {0}")]
     Command(String),
@@ -90,4 +94,48 @@ pub fn command(line: &str, limits: Limits) -> Result<Prepared, PrepareError> {
         target: line.to_owned(),
         _adapter_dir: None,
     })
+}
+
+/// How to run a JavaScript module (ESM or CommonJS) under Node 20+.
+pub fn javascript_module(
+    path: &Path,
+    node: &OsString,
+    limits: Limits,
+) -> Result<Prepared, PrepareError> {
+    if !path.is_file() {
+        return Err(PrepareError::Missing {
+            path: path.to_owned(),
+        });
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("parcall-adapter-")
+        .tempdir()?;
+    let adapter = dir.path().join("parcall_adapter.mjs");
+    std::fs::write(&adapter, JAVASCRIPT_ADAPTER)?;
+    let module = std::path::absolute(path)?;
+    Ok(Prepared {
+        launch: Launch {
+            program: node.clone(),
+            args: vec![adapter.into_os_string(), module.into_os_string()],
+            env: Vec::new(),
+            clear_env: false,
+            current_dir: None,
+            limits,
+        },
+        target: path.display().to_string(),
+        _adapter_dir: Some(dir),
+    })
+}
+
+/// The adapter for a module, by its extension.
+pub fn module(
+    path: &Path,
+    python: &OsString,
+    node: &OsString,
+    limits: Limits,
+) -> Result<Prepared, PrepareError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("mjs" | "cjs" | "js") => javascript_module(path, node, limits),
+        _ => python_module(path, python, limits),
+    }
 }
