@@ -254,3 +254,28 @@ fn the_spec_can_be_listed_shown_and_exported_without_running_anything() {
     ]);
     assert_eq!(code, 0);
 }
+
+/// The minimal adapter in a third language (Rust, in conformance/adapters/rust/) builds on
+/// its own and, with its example implementation, conforms: the worked example of
+/// PROTOCOL.md's "Support a new language" is real.
+#[test]
+fn the_minimal_rust_adapter_conforms() {
+    let manifest = root().join("conformance/adapters/rust/Cargo.toml");
+    let target = tempfile::tempdir().unwrap();
+    let build = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--target-dir",
+            target.path().to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(build.success());
+    let program = target.path().join("debug/parcall-rust-adapter");
+    let (code, report) = json_report(&["check", "--cmd", program.to_str().unwrap(), "--seed", "1"]);
+    assert_eq!(code, 0, "{:#}", report["summary"]);
+    assert_eq!(report["implementation"]["name"], "rust example");
+}
