@@ -13,6 +13,20 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// `cases` cases, with failures persisted in the committed proptest-regressions/ folder.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/proptest-regressions/properties.txt"
+            )),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 /// A dispatcher that records requests and answers with the sandbox.
 #[derive(Default)]
 struct Recorder(Mutex<Vec<(String, Object)>>);
@@ -89,7 +103,7 @@ fn pairs(messages: &[parcall::reference::ToolMessage]) -> Vec<(String, String)> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(config(400))]
 
     #[test]
     fn exec_matches_the_naive_oracle((calls, max) in exec_batch()) {
@@ -235,7 +249,7 @@ fn as_map(results: &Results) -> HashMap<String, Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(config(300))]
 
     #[test]
     fn dedup_matches_the_naive_oracle(calls in dedup_batch()) {
@@ -295,7 +309,7 @@ proptest! {
 
 proptest! {
     // Slow tools: fewer cases, each one a real race if the cache were checked racily.
-    #![proptest_config(ProptestConfig::with_cases(25))]
+    #![proptest_config(config(25))]
 
     #[test]
     fn dedup_at_most_one_invocation_per_key_under_concurrency(calls in dedup_batch()) {

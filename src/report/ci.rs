@@ -70,8 +70,8 @@ pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let s = &report.summary;
     writeln!(
         out,
-        "::notice title=parcall::{} passed, {} failed, {} expected failures, {} skipped",
-        s.passed, s.failed, s.expected_failures, s.skipped
+        "::notice title=parcall suite {}::{} passed, {} failed, {} expected failures, {} skipped",
+        report.suite, s.passed, s.failed, s.expected_failures, s.skipped
     )
 }
 

@@ -104,6 +104,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             }
             suite.add_test_case(test_case);
         }
+        suite.add_property(quick_junit::Property::new("suite", report.suite.as_str()));
         if let Some(seed) = report.seed {
             suite.add_property(quick_junit::Property::new("seed", seed.to_string()));
         }
@@ -122,6 +123,11 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     if let Some(error) = &report.error {
         writeln!(out, "# {}", error.lines().next().unwrap_or_default())?;
     }
+    writeln!(
+        out,
+        "# parcall {} · suite {} · {}",
+        report.parcall, report.suite, report.target
+    )?;
     if let Some(seed) = report.seed {
         writeln!(out, "# seed: {seed}")?;
     }
