@@ -112,7 +112,7 @@ pub fn permute_object(object: &Object, seed: u64) -> Object {
 }
 
 /// JSON texts written with every liberty the grammar allows: number literals in all their
-/// spellings (`1E2`, `1.00`, `-0`, `2.5e+3`, 40-digit integers, `1e400`), `\uXXXX` escapes
+/// spellings (`1E2`, `1.00`, `-0`, `2.5e+3`, 40-digit integers, `1e400`), `\uhhhh` escapes
 /// for any character, and repeated keys. Feeding the same text to CPython and to parcall
 /// tests the reader and the writer together.
 pub fn json_text(depth: u32) -> impl Strategy<Value = String> {
@@ -169,7 +169,7 @@ fn string_literal() -> impl Strategy<Value = String> {
     (tricky_string(8), any::<u64>()).prop_map(|(s, seed)| encode_string(&s, seed))
 }
 
-/// A string literal, escaping characters with `\uXXXX` where the seed's bits say so (and
+/// A string literal, escaping characters with `\uhhhh` where the seed's bits say so (and
 /// always where JSON requires it).
 fn encode_string(s: &str, seed: u64) -> String {
     let mut out = String::from("\"");

@@ -63,12 +63,7 @@ impl Rubric {
 
     /// Reads a rubric file; unknown requirement ids and negative points are errors.
     pub fn load(path: &Path, spec: &Spec, functions: &[Function]) -> Result<Rubric, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let value =
-            json::parse(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
-        let file: RubricFile =
-            json::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: RubricFile = json::from_file(path)?;
         if file.format != "parcall-rubric" || file.version != 1 {
             return Err(format!(
                 "{}: not a parcall-rubric file of version 1",

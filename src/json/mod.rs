@@ -9,6 +9,6 @@ mod write;
 
 pub use float_repr::python_repr;
 pub use parse::{parse, ParseError};
-pub use serde_glue::{from_value, to_serde_json, ShapeError};
+pub use serde_glue::{from_file, from_value, to_serde_json, ShapeError};
 pub use value::{Int, Object, Value};
 pub use write::{dumps, dumps_object, dumps_str, json_float, Style};

@@ -255,13 +255,13 @@ impl Parser<'_> {
         Ok(char::from_u32(combined).expect("a surrogate pair always makes a valid char"))
     }
 
-    /// Reads `uXXXX` (the position is on the `u`).
+    /// Reads `uhhhh` (the position is on the `u`).
     fn hex4(&mut self) -> Result<u32, ParseError> {
         let hex = self.text.get(self.pos + 1..self.pos + 5).unwrap_or("");
         let code = (hex.len() == 4 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| u32::from_str_radix(hex, 16).ok())
             .flatten()
-            .ok_or_else(|| self.error("invalid \\uXXXX escape"))?;
+            .ok_or_else(|| self.error("invalid \\uhhhh escape"))?;
         self.pos += 5;
         Ok(code)
     }

@@ -325,3 +325,13 @@ pub fn to_serde_json(value: &Value) -> serde_json::Value {
             .collect(),
     }
 }
+
+/// Reads a JSON file into a typed value; the error names the file, and the line and column
+/// or the field path of the problem.
+pub fn from_file<T: de::DeserializeOwned>(path: &std::path::Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let value =
+        super::parse(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
+    from_value(&value).map_err(|e| format!("{}: {e}", path.display()))
+}

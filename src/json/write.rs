@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     pub sort_keys: bool,
-    /// Escape every character outside space..`~` as `\uXXXX` (Python's `ensure_ascii`).
+    /// Escape every character outside space..`~` as `\uhhhh` (Python's `ensure_ascii`).
     pub ensure_ascii: bool,
     /// `None`: one line with `", "` and `": "`; `Some(n)`: n spaces per level.
     pub indent: Option<usize>,
@@ -186,7 +186,7 @@ impl Writer<'_> {
         }
     }
 
-    /// `\uXXXX` in lowercase hex; characters beyond the BMP as a UTF-16 surrogate pair.
+    /// `\uhhhh` in lowercase hex; characters beyond the BMP as a UTF-16 surrogate pair.
     fn escape(&mut self, c: char) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut units = [0u16; 2];

@@ -55,12 +55,7 @@ const OUTCOMES: [&str; 7] = [
 
 impl ExpectationsFile {
     pub fn load(path: &Path) -> Result<ExpectationsFile, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let value =
-            json::parse(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
-        let file: ExpectationsFile =
-            json::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: ExpectationsFile = json::from_file(path)?;
         if file.format != "parcall-expectations" || file.version != 1 {
             return Err(format!(
                 "{}: not a parcall-expectations file of version 1",

@@ -159,12 +159,8 @@ fn read_version(root: &Path, problems: &mut Vec<String>) -> String {
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path, problems: &mut Vec<String>) -> Option<T> {
-    let text = read_text(path, problems)?;
-    let value = json::parse(&text)
-        .map_err(|error| problems.push(format!("{}: invalid JSON: {error}", path.display())))
-        .ok()?;
-    json::from_value(&value)
-        .map_err(|error| problems.push(format!("{}: {error}", path.display())))
+    json::from_file(path)
+        .map_err(|problem| problems.push(problem))
         .ok()
 }
 

@@ -41,31 +41,61 @@ pub fn python_module(
     python: &OsString,
     limits: Limits,
 ) -> Result<Prepared, PrepareError> {
-    if !path.is_file() {
-        return Err(PrepareError::Missing {
+    if path.extension().is_none_or(|ext| ext != "py") && path.is_file() {
+        return Err(PrepareError::UnknownKind {
             path: path.to_owned(),
         });
     }
-    if path.extension().is_none_or(|ext| ext != "py") {
-        return Err(PrepareError::UnknownKind {
+    under_adapter(
+        path,
+        python,
+        &["-I", "-B"],
+        ("parcall_adapter.py", PYTHON_ADAPTER),
+        limits,
+    )
+}
+
+/// How to run a JavaScript module (ESM or CommonJS) under Node 20+.
+pub fn javascript_module(
+    path: &Path,
+    node: &OsString,
+    limits: Limits,
+) -> Result<Prepared, PrepareError> {
+    under_adapter(
+        path,
+        node,
+        &[],
+        ("parcall_adapter.mjs", JAVASCRIPT_ADAPTER),
+        limits,
+    )
+}
+
+/// `INTERPRETER [FLAGS] ADAPTER MODULE`, with the embedded adapter written to a temporary
+/// folder that lives as long as the returned value.
+fn under_adapter(
+    path: &Path,
+    interpreter: &OsString,
+    flags: &[&str],
+    (adapter_name, adapter_source): (&str, &str),
+    limits: Limits,
+) -> Result<Prepared, PrepareError> {
+    if !path.is_file() {
+        return Err(PrepareError::Missing {
             path: path.to_owned(),
         });
     }
     let dir = tempfile::Builder::new()
         .prefix("parcall-adapter-")
         .tempdir()?;
-    let adapter = dir.path().join("parcall_adapter.py");
-    std::fs::write(&adapter, PYTHON_ADAPTER)?;
+    let adapter = dir.path().join(adapter_name);
+    std::fs::write(&adapter, adapter_source)?;
     let module = std::path::absolute(path)?;
+    let mut args: Vec<OsString> = flags.iter().map(OsString::from).collect();
+    args.extend([adapter.into_os_string(), module.into_os_string()]);
     Ok(Prepared {
         launch: Launch {
-            program: python.clone(),
-            args: vec![
-                "-I".into(),
-                "-B".into(),
-                adapter.into_os_string(),
-                module.into_os_string(),
-            ],
+            program: interpreter.clone(),
+            args,
             env: Vec::new(),
             clear_env: false,
             current_dir: None,
@@ -93,37 +123,6 @@ pub fn command(line: &str, limits: Limits) -> Result<Prepared, PrepareError> {
         },
         target: line.to_owned(),
         _adapter_dir: None,
-    })
-}
-
-/// How to run a JavaScript module (ESM or CommonJS) under Node 20+.
-pub fn javascript_module(
-    path: &Path,
-    node: &OsString,
-    limits: Limits,
-) -> Result<Prepared, PrepareError> {
-    if !path.is_file() {
-        return Err(PrepareError::Missing {
-            path: path.to_owned(),
-        });
-    }
-    let dir = tempfile::Builder::new()
-        .prefix("parcall-adapter-")
-        .tempdir()?;
-    let adapter = dir.path().join("parcall_adapter.mjs");
-    std::fs::write(&adapter, JAVASCRIPT_ADAPTER)?;
-    let module = std::path::absolute(path)?;
-    Ok(Prepared {
-        launch: Launch {
-            program: node.clone(),
-            args: vec![adapter.into_os_string(), module.into_os_string()],
-            env: Vec::new(),
-            clear_env: false,
-            current_dir: None,
-            limits,
-        },
-        target: path.display().to_string(),
-        _adapter_dir: Some(dir),
     })
 }
 
