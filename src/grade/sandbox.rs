@@ -14,8 +14,18 @@ use std::process::{Command, Stdio};
 /// The PATH submissions run with.
 pub const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// The first uid handed to submissions; submission `i` runs as `FIRST_UID + i`.
-pub const FIRST_UID: u32 = 61_000;
+/// Where submission uids start. Each grading process takes a block of
+/// [`UIDS_PER_RUN`] uids chosen by its pid, so two runs on one machine never share a uid
+/// (which would let one run's submissions signal, or count against the process limit of,
+/// another's).
+pub const FIRST_UID: u32 = 100_000;
+/// Submissions one grading run can isolate by uid.
+pub const UIDS_PER_RUN: u32 = 1_000;
+
+/// The uid of submission `index` in this process's block.
+pub fn submission_uid(index: usize) -> u32 {
+    FIRST_UID + (std::process::id() % 10_000) * UIDS_PER_RUN + (index as u32 % UIDS_PER_RUN)
+}
 
 /// One protection and whether it is active on this machine, with the reason when not.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +118,10 @@ impl Capabilities {
                 name: "unprivileged uid per submission",
                 active: self.own_uid(),
                 detail: if self.own_uid() {
-                    format!("uids from {FIRST_UID}, folders mode 0700")
+                    format!(
+                        "uids from {} (a block of {UIDS_PER_RUN} per run), folders mode 0700",
+                        submission_uid(0)
+                    )
                 } else if !self.root {
                     not_root.clone()
                 } else {
@@ -224,7 +237,7 @@ impl Sandbox {
         }
         let adapter = workdir.join(".parcall_adapter.py");
         std::fs::write(&adapter, PYTHON_ADAPTER)?;
-        let uid = FIRST_UID + index as u32;
+        let uid = submission_uid(index);
         if self.capabilities.own_uid() {
             chown_tree(&workdir, uid)?;
         }
