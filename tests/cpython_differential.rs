@@ -159,3 +159,22 @@ fn float_repr_matches_cpython_on_100000_bit_patterns() {
         assert_eq!(&json::python_repr(*f), expected, "bits {bits}");
     }
 }
+
+#[test]
+fn float_repr_matches_cpython_on_100000_short_decimals() {
+    // The fast path's territory: n / 10^d for d up to 7, around every magnitude it covers.
+    let strategy = (0u64..2_000_000_000, 0u32..8, proptest::bool::ANY).prop_map(|(n, d, scale)| {
+        let value = n as f64 / 10f64.powi(d as i32);
+        if scale {
+            value / 1000.0
+        } else {
+            value
+        }
+    });
+    let floats = generate(strategy, 100_000);
+    let lines: Vec<String> = floats.iter().map(|f| format!("{}", f.to_bits())).collect();
+    let python = ask_python("repr_bits", &lines);
+    for ((f, bits), expected) in floats.iter().zip(&lines).zip(&python) {
+        assert_eq!(&json::python_repr(*f), expected, "bits {bits}");
+    }
+}

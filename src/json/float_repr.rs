@@ -22,10 +22,56 @@ pub fn write_python_repr(out: &mut String, value: f64) {
     if value.is_sign_negative() {
         out.push('-');
     }
+    if short_decimal(out, value.abs()) {
+        return;
+    }
     let mut digits = [0u8; 24];
     let (count, decimal_point) = shortest_digits(value.abs(), &mut digits);
     let digits = std::str::from_utf8(&digits[..count]).expect("ASCII digits");
     layout(out, digits, decimal_point);
+}
+
+/// The fast path for the short decimals tool arguments are made of (`12.5`, `0.25`, `3.0`):
+/// when `value * 10^d` is an integer `n` for some `d <= 6`, with `value` in
+/// `[1e-4, 2^30)`, the smallest such `d` (trailing zeros trimmed) gives CPython's repr: `n / 10^d` is the correctly
+/// rounded quotient of two exact doubles, so it parses back to `value`, and below 2^30 a
+/// double's spacing (at most 2^-22) is finer than 10^-6, so no other `d`-digit decimal
+/// does. Returns false (writing nothing) when it does not apply.
+fn short_decimal(out: &mut String, value: f64) -> bool {
+    const POWERS: [f64; 7] = [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6];
+    if !(1e-4..1_073_741_824.0).contains(&value) {
+        return false;
+    }
+    for (d, power) in POWERS.iter().enumerate() {
+        let scaled = value * power;
+        let n = scaled.round();
+        if n != scaled || n / power != value {
+            continue;
+        }
+        // Rounding in `value * power` can hide a smaller `d`: trailing zeros give it back.
+        let (mut n, mut d) = (n as u64, d);
+        while d > 0 && n % 10 == 0 {
+            n /= 10;
+            d -= 1;
+        }
+        let mut buffer = itoa::Buffer::new();
+        let digits = buffer.format(n);
+        if d == 0 {
+            out.push_str(digits);
+            out.push_str(".0");
+        } else if digits.len() > d {
+            let (whole, fraction) = digits.split_at(digits.len() - d);
+            out.push_str(whole);
+            out.push('.');
+            out.push_str(fraction);
+        } else {
+            out.push_str("0.");
+            (0..d - digits.len()).for_each(|_| out.push('0'));
+            out.push_str(digits);
+        }
+        return true;
+    }
+    false
 }
 
 /// The shortest round-trip digits of a finite non-negative float, written into `digits`,
