@@ -39,7 +39,7 @@ fn smallest_failure<'r>(graded: &'r Graded, requirement: &str) -> Option<&'r Cas
 /// Feedback for one requirement: what failed, on which input, expected and actual, and
 /// what the submission printed. Without rerun commands or seeds.
 pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
-    if let Some(error) = graded.setup_error.as_ref().or(graded.report.error.as_ref()) {
+    if let Some(error) = graded.error() {
         return cap(error, FEEDBACK_LIMIT);
     }
     if score.earned >= score.points {
@@ -70,11 +70,7 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
 }
 
 fn summary_line(graded: &Graded) -> String {
-    let met = graded
-        .requirements
-        .iter()
-        .filter(|r| r.earned >= r.points)
-        .count();
+    let met = graded.met();
     format!(
         "{} / {} points: {met} of {} requirements met.",
         fmt_points(graded.score),
@@ -124,7 +120,7 @@ pub fn gradescope(graded: &Graded, seed: u64) -> Value {
 /// Exercism's test runner `results.json`, version 3: a test per requirement, `task_id` 1
 /// for `execute_tool_calls` and 2 for `run_parallel_calls`, output capped at 500 characters.
 pub fn exercism(graded: &Graded) -> Value {
-    if let Some(error) = graded.setup_error.as_ref().or(graded.report.error.as_ref()) {
+    if let Some(error) = graded.error() {
         return json!({"version": 3, "status": "error", "message": cap(error, FEEDBACK_LIMIT), "tests": []});
     }
     let tests: Vec<Value> = graded
@@ -162,21 +158,13 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
         "submission,score,max_score,percent,requirements_met,requirements,verdict,seed,error\n",
     );
     for g in graded {
-        let met = g
-            .requirements
-            .iter()
-            .filter(|r| r.earned >= r.points)
-            .count();
+        let met = g.met();
         let percent = if g.max_score > 0.0 {
             100.0 * g.score / g.max_score
         } else {
             0.0
         };
-        let error = g
-            .setup_error
-            .clone()
-            .or_else(|| g.report.error.clone())
-            .unwrap_or_default();
+        let error = g.error().cloned().unwrap_or_default();
         let fields = [
             g.submission.name.clone(),
             fmt_points(g.score),
@@ -225,7 +213,7 @@ pub fn gradebook_json(
             "score": g.score,
             "max_score": g.max_score,
             "verdict": g.report.verdict,
-            "error": g.setup_error.clone().or_else(|| g.report.error.clone()),
+            "error": g.error().cloned(),
             "duration_ms": g.duration.as_secs_f64() * 1e3,
             "requirements": g.requirements.iter().map(|r| json!({"id": r.id, "points": r.points, "earned": r.earned, "cases": r.cases, "failed": r.failed})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
@@ -242,15 +230,10 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
         .max(10);
     let mut out = format!("{:<width$}  {:>9}  requirements\n", "submission", "score");
     for g in graded {
-        let met = g
-            .requirements
-            .iter()
-            .filter(|r| r.earned >= r.points)
-            .count();
+        let met = g.met();
         let note = g
-            .setup_error
-            .clone()
-            .or_else(|| g.report.error.clone())
+            .error()
+            .cloned()
             .map(|e| format!("  ({})", e.lines().next().unwrap_or_default()))
             .unwrap_or_default();
         let score = format!("{}/{}", fmt_points(g.score), fmt_points(g.max_score));

@@ -174,6 +174,21 @@ pub struct Graded {
     pub setup_error: Option<String>,
 }
 
+impl Graded {
+    /// Why the submission could not be graded at all, if it could not.
+    pub fn error(&self) -> Option<&String> {
+        self.setup_error.as_ref().or(self.report.error.as_ref())
+    }
+
+    /// How many requirements earned all their points.
+    pub fn met(&self) -> usize {
+        self.requirements
+            .iter()
+            .filter(|r| r.earned >= r.points)
+            .count()
+    }
+}
+
 impl Grading<'_> {
     /// Grades every submission on `jobs` threads. Each grade depends on its submission
     /// alone: the seed, cases and rubric are the same for all, the sandboxes are separate.

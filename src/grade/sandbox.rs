@@ -11,6 +11,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The `unshare` flags of a submission's namespaces: its own PID namespace (everything it
+/// starts dies with it), no network, its own mounts.
+const NAMESPACES: [&str; 6] = [
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--net",
+    "--mount",
+    "--mount-proc",
+];
+
 /// The PATH submissions run with.
 pub const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
@@ -50,15 +61,8 @@ impl Capabilities {
         // SAFETY: geteuid has no side effects.
         let root = unsafe { libc::geteuid() } == 0;
         let probe = Command::new("unshare")
-            .args([
-                "--pid",
-                "--fork",
-                "--kill-child",
-                "--net",
-                "--mount",
-                "--mount-proc",
-                "true",
-            ])
+            .args(NAMESPACES)
+            .arg("true")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -280,22 +284,10 @@ impl Sandbox {
     fn wrap(&self, target: Vec<OsString>, uid: u32) -> (OsString, Vec<OsString>) {
         let caps = &self.capabilities;
         if caps.namespaces && caps.setpriv {
-            let mut args: Vec<OsString> = [
-                "--pid",
-                "--fork",
-                "--kill-child",
-                "--net",
-                "--mount",
-                "--mount-proc",
-                "--",
-                "sh",
-                "-c",
-                INSIDE,
-                "parcall-sandbox",
-            ]
-            .into_iter()
-            .map(OsString::from)
-            .collect();
+            let fixed = NAMESPACES
+                .into_iter()
+                .chain(["--", "sh", "-c", INSIDE, "parcall-sandbox"]);
+            let mut args: Vec<OsString> = fixed.map(OsString::from).collect();
             args.extend(self.hidden.iter().map(|p| p.clone().into_os_string()));
             args.push("--".into());
             args.extend(target);
