@@ -139,7 +139,7 @@ def exec_cases(m):
       ["EXEC-CONTENT-UNCHANGED"], [[{"tool": "liar"}]],
       tools={"liar": m.const_tool(m.ret("error: duplicate tool_call_id 'x'"))})
     E("dispatch", "exec-dispatch-007", "Two identical accepted calls with different ids are both dispatched: dedup is not this function's job.",
-      ["EXEC-DISPATCH-ONCE"], [[{"id": "1", "tool": "count"}, {"id": "2", "tool": "count"}]],
+      ["EXEC-DISPATCH-ONCE", "EXEC-DISPATCH-ANY-ORDER"], [[{"id": "1", "tool": "count"}, {"id": "2", "tool": "count"}]],
       tools={"count": m.const_tool(m.ret("first"), m.ret("second"))})
     E("dispatch", "exec-dispatch-008", "Slow tools: every accepted call is dispatched exactly once and messages keep call order.",
       ["EXEC-DISPATCH-ONCE", "EXEC-CONTENT-UNCHANGED"],
@@ -154,6 +154,21 @@ def exec_cases(m):
       [[{"tool": "known"}, {"tool": "unknown"}]], tools={"known": m.const_tool(m.ret("ok"))})
     E("dispatch", "exec-dispatch-011", "Empty arguments given explicitly are dispatched as {}.",
       ["EXEC-DISPATCH-ONCE"], [[{"tool": "ping", "arguments": {}}]], tools={"ping": m.const_tool(m.ret("pong"))})
+    E("dispatch", "exec-dispatch-012", "Three identical requests answered 'first', 'second', 'third': the expected messages show call order, and any other assignment of the three answers, which another dispatch order gives, is right too.",
+      ["EXEC-DISPATCH-ANY-ORDER", "EXEC-DISPATCH-ONCE"],
+      [[{"id": "a", "tool": "count"}, {"id": "b", "tool": "count"}, {"id": "c", "tool": "count"}]],
+      tools={"count": m.const_tool(m.ret("first"), m.ret("second"), m.ret("third"))})
+    E("dispatch", "exec-dispatch-013", "Identical requests trade answers only among themselves: a request with other arguments, a duplicate id and an over-limit call keep theirs.",
+      ["EXEC-DISPATCH-ANY-ORDER", "EXEC-DUP-REJECTED", "EXEC-LIMIT-POSITION"],
+      [([{"id": "a", "tool": "count", "arguments": {"k": 1}}, {"id": "b", "tool": "count", "arguments": {"k": 2}},
+         {"id": "c", "tool": "count", "arguments": {"k": 1}}, {"id": "a", "tool": "count", "arguments": {"k": 1}},
+         {"id": "d", "tool": "count", "arguments": {"k": 1}}], 4)],
+      tools={"count": {"responses": [{"args": {"k": 1}, "answers": [m.ret("one: first"), m.ret("one: second")]},
+                                     {"args": {"k": 2}, "answers": [m.ret("two: first"), m.ret("two: second")]}]}})
+    E("dispatch", "exec-dispatch-014", "Scripted answers are counted per (tool, arguments) across the batches of a case: the second batch gets the answers the first left, in any order within the batch.",
+      ["EXEC-DISPATCH-ANY-ORDER", "EXEC-NO-STATE"],
+      [[{"tool": "count"}, {"tool": "count"}], [{"tool": "count"}, {"tool": "count"}]],
+      tools={"count": m.const_tool(m.ret("1st"), m.ret("2nd"), m.ret("3rd"), m.ret("4th"))})
 
     # -- failures and state -----------------------------------------------------------------
     E("failures", "exec-fail-001", "Every call fails differently; all still get their messages.",

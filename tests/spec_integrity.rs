@@ -254,3 +254,14 @@ fn traceability_names_requirements_without_cases() {
         "{unchecked:?}"
     );
 }
+
+/// The spec built into the binary is the source tree's: `cargo build` embeds it again
+/// whenever a file under spec/ changes.
+#[test]
+fn the_built_in_spec_is_the_source_trees() {
+    let embedded = Spec::embedded().unwrap();
+    let bundled = bundled();
+    assert_eq!(embedded.version, bundled.version);
+    assert_eq!(embedded.requirements, bundled.requirements);
+    assert_eq!(embedded.cases, bundled.cases);
+}

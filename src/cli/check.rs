@@ -112,13 +112,15 @@ impl Plan {
             .filter(|f| args.function.is_empty() || args.function.contains(f))
             .collect();
         let mut cases = Vec::new();
-        if !args.no_regressions && !filtered {
-            let replayed = regressions::load(&args.regressions).map_err(|e| e.to_string())?;
-            cases.extend(
-                replayed
-                    .into_iter()
-                    .filter(|c| functions.contains(&c.function())),
-            );
+        if replays_regressions(args) {
+            match regressions::load(&args.regressions, &implementation_key(args)) {
+                Ok(replayed) => cases.extend(
+                    replayed
+                        .into_iter()
+                        .filter(|c| functions.contains(&c.function())),
+                ),
+                Err(error) => eprintln!("parcall: warning: {error}; no regressions replayed"),
+            }
         }
         cases.extend(selected);
         let prepared = prepare(args).map_err(|e| e.to_string())?;
@@ -130,6 +132,27 @@ impl Plan {
             fuzz,
             seed: args.seed.unwrap_or_else(fresh_seed),
         })
+    }
+}
+
+/// Whether recorded counterexamples run first. Not with a case or requirement filter (the
+/// run is about those cases), and not with an expectations file: a gated verdict depends
+/// only on the spec, the seed and the file, never on what this machine found before.
+fn replays_regressions(args: &CheckArgs) -> bool {
+    let filtered = !args.case.is_empty() || !args.requirement.is_empty();
+    !args.no_regressions && !filtered && args.expectations.is_none()
+}
+
+/// Who the regressions file keeps counterexamples for: the module's canonical path (the
+/// same module named from another folder is the same implementation), or the `--cmd` line.
+fn implementation_key(args: &CheckArgs) -> String {
+    match (&args.cmd, &args.implementation) {
+        (Some(cmd), _) => format!("cmd: {cmd}"),
+        (None, Some(path)) => {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            format!("module: {}", path.display())
+        }
+        (None, None) => String::new(),
     }
 }
 
@@ -160,6 +183,12 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         fuzz: plan.fuzz,
         seed: plan.seed,
         settings,
+        // Judged only on the functions it defines, unless a function was asked for.
+        undefined: if args.function.is_empty() {
+            fuzz::Undefined::LeaveOut
+        } else {
+            fuzz::Undefined::Fail
+        },
     };
     let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
     let checked = fuzz::check(&plan.prepared.launch, &check_plan, progress(expected_total));
@@ -178,7 +207,8 @@ fn keep_counterexamples(args: &CheckArgs, generated: &[fuzz::Summary]) -> Vec<St
     let mut notes = Vec::new();
     for counterexample in generated.iter().filter_map(|g| g.counterexample.as_ref()) {
         if !args.no_regressions {
-            match regressions::record(&args.regressions, counterexample) {
+            match regressions::record(&args.regressions, &implementation_key(args), counterexample)
+            {
                 Ok(true) => notes.push(format!(
                     "counterexample {} recorded in {}; the next run replays it first",
                     counterexample.id(),

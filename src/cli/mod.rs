@@ -222,12 +222,16 @@ pub struct SpecArg {
 }
 
 impl SpecArg {
+    /// Where the specification comes from.
+    pub fn source(&self) -> parcall_spec::Source {
+        match &self.spec {
+            Some(dir) => parcall_spec::Source::Dir(dir.clone()),
+            None => parcall_spec::Source::Embedded,
+        }
+    }
+
     pub fn load(&self) -> Result<parcall_spec::Spec, parcall_spec::SpecError> {
-        let root = self
-            .spec
-            .clone()
-            .unwrap_or_else(parcall_spec::Spec::bundled_root);
-        parcall_spec::Spec::load(&root)
+        parcall_spec::Spec::load_from(&self.source())
     }
 }
 

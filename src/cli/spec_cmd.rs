@@ -34,17 +34,7 @@ pub fn run(command: SpecCommand) -> anyhow::Result<i32> {
                 eprintln!("error: no case or requirement has the id `{id}` (list them with `parcall spec list`)");
                 return Ok(exit::USAGE);
             };
-            writeln!(
-                out,
-                "{}",
-                json::dumps(
-                    &value,
-                    Style {
-                        sort_keys: false,
-                        ..Style::PRETTY
-                    }
-                )
-            )?;
+            writeln!(out, "{}", json::dumps(&value, Style::FILE))?;
         }
         SpecCommand::Export {
             dir,
@@ -53,8 +43,9 @@ pub fn run(command: SpecCommand) -> anyhow::Result<i32> {
             seed,
             no_latency,
         } => {
+            let source = spec.source();
             let spec = load(&spec)?;
-            let written = export(&dir, &spec, generated, seed, no_latency)?;
+            let written = export(&dir, &spec, &source, generated, seed, no_latency)?;
             writeln!(out, "wrote {written} cases to {}", dir.display())?;
         }
         SpecCommand::Check { spec } => {
@@ -87,26 +78,55 @@ fn load(arg: &super::SpecArg) -> anyhow::Result<Spec> {
 
 /// A case or requirement as JSON, by id.
 fn find(spec: &Spec, id: &str) -> Option<Value> {
-    let to_value = |text: serde_json::Result<String>| text.ok().and_then(|t| json::parse(&t).ok());
     if let Some(case) = spec.cases.iter().find(|c| c.id() == id) {
-        return to_value(match &case.case {
-            spec::Case::Exec(c) => serde_json::to_string(c),
-            spec::Case::Dedup(c) => serde_json::to_string(c),
+        return Some(match &case.case {
+            spec::Case::Exec(c) => json::to_value(c),
+            spec::Case::Dedup(c) => json::to_value(c),
         });
     }
-    to_value(serde_json::to_string(spec.requirement(id)?))
+    Some(json::to_value(spec.requirement(id)?))
 }
 
-/// `parcall spec export`.
+/// `parcall spec export`: the built-in spec's files byte for byte (or, for `--spec DIR`,
+/// its cases as loaded), then any generated cases as `cases/<function>/generated.json`.
 pub fn export(
     dir: &std::path::Path,
     spec: &Spec,
+    source: &spec::Source,
     generated: usize,
     seed: u64,
     no_latency: bool,
 ) -> anyhow::Result<usize> {
-    use crate::fuzz::regressions::case_file;
-    use crate::spec::{CaseFile, Function};
+    use crate::spec::Function;
+    let mut written = match source {
+        spec::Source::Embedded => {
+            for (relative, text) in spec::Source::embedded_files() {
+                write_file(&dir.join(relative), text)?;
+            }
+            spec.cases.len()
+        }
+        spec::Source::Dir(_) => write_loaded(dir, spec)?,
+    };
+    for function in Function::ALL {
+        if generated == 0 {
+            break;
+        }
+        let mut cases = crate::fuzz::generated_cases(function, &spec.cases, generated, seed);
+        if no_latency {
+            cases.iter_mut().for_each(strip_latency);
+        }
+        let folder = dir.join("cases").join(function.name());
+        if let Some(file) = merged_case_file(&cases, "generated") {
+            write_file(&folder.join("generated.json"), &file_text(&file))?;
+            written += cases.len();
+        }
+    }
+    Ok(written)
+}
+
+/// Writes a loaded specification in the spec's layout, one file per topic.
+fn write_loaded(dir: &std::path::Path, spec: &Spec) -> anyhow::Result<usize> {
+    use crate::spec::Function;
     let mut files: indexmap::IndexMap<(Function, String), Vec<crate::spec::SpecCase>> =
         indexmap::IndexMap::new();
     for case in &spec.cases {
@@ -122,60 +142,66 @@ pub fn export(
             .or_default()
             .push(case.clone());
     }
-    for function in Function::ALL {
-        if generated == 0 {
-            break;
-        }
-        let mut cases = crate::fuzz::generated_cases(function, &spec.cases, generated, seed);
-        if no_latency {
-            cases.iter_mut().for_each(strip_latency);
-        }
-        files.insert((function, "generated".into()), cases);
-    }
-    std::fs::create_dir_all(dir.join("schema"))?;
-    std::fs::write(dir.join("VERSION"), format!("{}\n", spec.version))?;
+    write_file(&dir.join("VERSION"), &format!("{}\n", spec.version))?;
     let requirements = crate::spec::RequirementsFile {
         schema: None,
         requirements: spec.requirements.clone(),
     };
-    std::fs::write(
-        dir.join("requirements.json"),
-        serde_json::to_string_pretty(&requirements)? + "\n",
+    write_file(&dir.join("requirements.json"), &file_text(&requirements))?;
+    write_file(
+        &dir.join("schema/case.schema.json"),
+        &spec::case_file_schema(),
     )?;
-    std::fs::write(
-        dir.join("schema/case.schema.json"),
-        spec::case_file_schema(),
+    write_file(
+        &dir.join("schema/requirements.schema.json"),
+        &spec::requirements_schema(),
     )?;
     let mut written = 0;
     for ((function, topic), cases) in files {
         let folder = dir.join("cases").join(function.name());
-        std::fs::create_dir_all(&folder)?;
-        let merged = cases.iter().map(case_file).reduce(|mut all, one| {
-            match (&mut all, one) {
-                (
-                    CaseFile::ExecuteToolCalls { cases: a, .. },
-                    CaseFile::ExecuteToolCalls { cases: b, .. },
-                ) => a.extend(b),
-                (
-                    CaseFile::RunParallelCalls { cases: a, .. },
-                    CaseFile::RunParallelCalls { cases: b, .. },
-                ) => a.extend(b),
-                _ => {}
-            }
-            all
-        });
-        let Some(mut file) = merged else { continue };
-        match &mut file {
-            CaseFile::ExecuteToolCalls { topic: t, .. }
-            | CaseFile::RunParallelCalls { topic: t, .. } => *t = topic.clone(),
+        if let Some(file) = merged_case_file(&cases, &topic) {
+            write_file(&folder.join(format!("{topic}.json")), &file_text(&file))?;
+            written += cases.len();
         }
-        std::fs::write(
-            folder.join(format!("{topic}.json")),
-            serde_json::to_string_pretty(&file)? + "\n",
-        )?;
-        written += cases.len();
     }
     Ok(written)
+}
+
+/// One case file holding `cases` (all of one function) under `topic`.
+fn merged_case_file(cases: &[crate::spec::SpecCase], topic: &str) -> Option<spec::CaseFile> {
+    use crate::fuzz::regressions::case_file;
+    use crate::spec::CaseFile;
+    let mut file = cases.iter().map(case_file).reduce(|mut all, one| {
+        match (&mut all, one) {
+            (
+                CaseFile::ExecuteToolCalls { cases: a, .. },
+                CaseFile::ExecuteToolCalls { cases: b, .. },
+            ) => a.extend(b),
+            (
+                CaseFile::RunParallelCalls { cases: a, .. },
+                CaseFile::RunParallelCalls { cases: b, .. },
+            ) => a.extend(b),
+            _ => {}
+        }
+        all
+    })?;
+    match &mut file {
+        CaseFile::ExecuteToolCalls { topic: t, .. }
+        | CaseFile::RunParallelCalls { topic: t, .. } => *t = topic.to_owned(),
+    }
+    Some(file)
+}
+
+/// A typed value as a file's text, NaN and the infinities kept (Python's dialect).
+fn file_text<T: serde::Serialize>(value: &T) -> String {
+    json::dumps(&json::to_value(value), Style::FILE) + "\n"
+}
+
+fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
 }
 
 fn strip_latency(case: &mut crate::spec::SpecCase) {

@@ -9,7 +9,7 @@ mod session;
 mod tags;
 
 pub use materialize::materialize;
-pub use session::{check, Checked, Plan as CheckPlan};
+pub use session::{check, Checked, Plan as CheckPlan, Undefined};
 pub use tags::{blame, requirements_exercised};
 
 use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};

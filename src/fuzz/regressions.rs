@@ -2,24 +2,29 @@
 //! proptest-regressions), and `--save-failures`, which writes each one as a ready-to-commit
 //! case file in the spec's format.
 
-use crate::json;
+use crate::json::{self, Value};
 use crate::spec::{Case, CaseFile, SpecCase};
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 const FORMAT: &str = "parcall-regressions";
+/// Version 2 keys counterexamples by the implementation that produced them; version 1 kept
+/// one list for every implementation checked from a folder.
+const VERSION: u32 = 2;
 
-/// The regressions file: counterexamples as one-case case files.
+/// The regressions file: per implementation (its canonical module path or its `--cmd`
+/// line), counterexamples as one-case case files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RegressionsFile {
     format: String,
     version: u32,
-    cases: Vec<CaseFile>,
+    implementations: IndexMap<String, Vec<CaseFile>>,
 }
 
-/// Why a regressions file could not be used. Reported, never overwritten: a file that
-/// cannot be read is not silently replaced.
+/// Why a regressions file could not be used. Reported as a warning, never overwritten: a
+/// file that cannot be read is not silently replaced.
 #[derive(Debug, thiserror::Error)]
 pub enum RegressionsError {
     #[error("{path}: cannot read: {message}")]
@@ -58,75 +63,107 @@ fn cases_of(file: CaseFile, origin: &str) -> Vec<SpecCase> {
         .collect()
 }
 
-/// The counterexamples recorded at `path`; none when the file does not exist.
-pub fn load(path: &Path) -> Result<Vec<SpecCase>, RegressionsError> {
+/// The whole file at `path`; empty when it does not exist. Opened without blocking, and
+/// only when it is a regular file, so a FIFO planted at the path cannot hang the run.
+fn read_file(path: &Path) -> Result<RegressionsFile, RegressionsError> {
     let read_error = |message: String| RegressionsError::Read {
         path: path.display().to_string(),
         message,
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::json::read_regular_file(path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(RegressionsFile {
+                format: FORMAT.into(),
+                version: VERSION,
+                implementations: IndexMap::new(),
+            })
+        }
         Err(error) => return Err(read_error(error.to_string())),
     };
     let value = json::parse(&text).map_err(|e| read_error(e.to_string()))?;
-    let file: RegressionsFile = json::from_value(&value).map_err(|e| read_error(e.to_string()))?;
-    if file.format != FORMAT || file.version != 1 {
-        return Err(read_error(format!("not a {FORMAT} file of version 1")));
+    let version = value.as_object().and_then(|o| o.get("version")).cloned();
+    if version != Some(Value::from(VERSION as i64)) {
+        return Err(read_error(format!(
+            "not a {FORMAT} file of version {VERSION} (delete it to start afresh)"
+        )));
     }
+    let file: RegressionsFile = json::from_value(&value).map_err(|e| read_error(e.to_string()))?;
+    if file.format != FORMAT {
+        return Err(read_error(format!("not a {FORMAT} file")));
+    }
+    Ok(file)
+}
+
+/// The counterexamples recorded at `path` for `implementation`; none when the file does not
+/// exist. Another implementation's counterexamples are never replayed against this one.
+pub fn load(path: &Path, implementation: &str) -> Result<Vec<SpecCase>, RegressionsError> {
+    let mut file = read_file(path)?;
     let origin = path.display().to_string();
     Ok(file
-        .cases
+        .implementations
+        .swap_remove(implementation)
+        .unwrap_or_default()
         .into_iter()
         .flat_map(|f| cases_of(f, &origin))
         .collect())
 }
 
-/// Adds `case` to the file at `path` unless a case with the same inputs is there already.
-pub fn record(path: &Path, case: &SpecCase) -> Result<bool, RegressionsError> {
-    let mut known = load(path)?;
+/// Adds `case` to `implementation`'s counterexamples at `path` unless a case with the same
+/// inputs is there already.
+pub fn record(
+    path: &Path,
+    implementation: &str,
+    case: &SpecCase,
+) -> Result<bool, RegressionsError> {
+    let mut file = read_file(path)?;
+    let origin = path.display().to_string();
+    let known = file
+        .implementations
+        .entry(implementation.to_owned())
+        .or_default();
     let same_inputs = |a: &SpecCase| inputs(a) == inputs(case);
-    if known.iter().any(same_inputs) {
+    if known
+        .iter()
+        .flat_map(|f| cases_of(f.clone(), &origin))
+        .any(|c| same_inputs(&c))
+    {
         return Ok(false);
     }
-    known.push(case.clone());
-    let file = RegressionsFile {
-        format: FORMAT.into(),
-        version: 1,
-        cases: known.iter().map(case_file).collect(),
-    };
-    write_json(path, &file)?;
+    known.push(case_file(case));
+    write_json(path, &json::to_value(&file))?;
     Ok(true)
 }
 
-/// A case's inputs, for telling counterexamples apart regardless of their ids.
+/// A case's inputs, for telling counterexamples apart regardless of their ids: canonical
+/// JSON, where `0.0` and `-0.0`, `1` and `1.0`, and NaN stay distinct.
 fn inputs(case: &SpecCase) -> String {
-    let text = match &case.case {
-        Case::Exec(c) => serde_json::to_string(&(
+    let value = match &case.case {
+        Case::Exec(c) => json::to_value(&(
             &c.dispatch,
             c.batches
                 .iter()
                 .map(|b| (&b.calls, b.max_parallel))
                 .collect::<Vec<_>>(),
         )),
-        Case::Dedup(c) => serde_json::to_string(&(
+        Case::Dedup(c) => json::to_value(&(
             &c.tools,
             c.batches.iter().map(|b| &b.calls).collect::<Vec<_>>(),
         )),
     };
-    text.unwrap_or_default()
+    json::dumps(&value, json::Style::CANONICAL)
 }
 
 /// Writes `case` as `DIR/<id>.json`, a case file ready to commit under spec/cases/.
 pub fn save_case_file(dir: &Path, case: &SpecCase) -> Result<std::path::PathBuf, RegressionsError> {
     let path = dir.join(format!("{}.json", case.id()));
-    write_json(&path, &case_file(case))?;
+    write_json(&path, &json::to_value(&case_file(case)))?;
     Ok(path)
 }
 
-/// Writes pretty JSON through a temporary file and a rename, so a crash never leaves a
-/// half-written file behind.
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RegressionsError> {
+/// Writes pretty JSON in Python's dialect (NaN and the infinities survive) through a
+/// temporary file and a rename, so a crash never leaves a half-written file behind.
+fn write_json(path: &Path, value: &Value) -> Result<(), RegressionsError> {
     let write_error = |message: String| RegressionsError::Write {
         path: path.display().to_string(),
         message,
@@ -134,7 +171,7 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RegressionsErr
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| write_error(e.to_string()))?;
     }
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| write_error(e.to_string()))?;
+    let mut text = json::dumps(value, json::Style::FILE);
     text.push('\n');
     let temporary = path.with_extension("json.tmp");
     std::fs::write(&temporary, text).map_err(|e| write_error(e.to_string()))?;

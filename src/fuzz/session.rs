@@ -15,8 +15,21 @@ pub struct Plan<'a> {
     pub functions: &'a [Function],
     /// Generated cases per function (0: none).
     pub fuzz: usize,
+    /// What becomes of the cases of a function the implementation does not define.
+    pub undefined: Undefined,
     pub seed: u64,
     pub settings: Settings,
+}
+
+/// The cases of a function the implementation does not define (RULINGS C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undefined {
+    /// Left out: the implementation is judged only on the functions it defines (`check`
+    /// without `--function`).
+    LeaveOut,
+    /// Failed as `not implemented`: the function was asked for (`--function`, grading an
+    /// exercise).
+    Fail,
 }
 
 /// The run and what the generated cases found.
@@ -45,7 +58,20 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         }
     };
     runner.on_result = on_result;
-    let mut results = runner.run_cases(plan.cases);
+    let defined: Vec<SpecCase>;
+    let cases = match plan.undefined {
+        Undefined::Fail => plan.cases,
+        Undefined::LeaveOut => {
+            defined = plan
+                .cases
+                .iter()
+                .filter(|c| runner.functions().contains(&c.function()))
+                .cloned()
+                .collect();
+            &defined
+        }
+    };
+    let mut results = runner.run_cases(cases);
     let generated = if plan.fuzz > 0 {
         super::run(
             &mut runner,

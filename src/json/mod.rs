@@ -4,11 +4,15 @@
 mod float_repr;
 mod parse;
 mod serde_glue;
+mod to_value;
 mod value;
 mod write;
 
 pub use float_repr::python_repr;
 pub use parse::{parse, ParseError};
-pub use serde_glue::{from_file, from_value, to_serde_json, ShapeError};
+pub use serde_glue::{
+    from_file, from_value, read_regular_file, to_serde_json, ShapeError, MAX_INPUT_FILE_BYTES,
+};
+pub use to_value::{to_value, try_to_value, ToValueError};
 pub use value::{Int, Object, Value};
 pub use write::{dumps, dumps_object, dumps_str, json_float, Style};

@@ -326,11 +326,41 @@ pub fn to_serde_json(value: &Value) -> serde_json::Value {
     }
 }
 
+/// The largest input file parcall reads (spec case files, expectations, rubrics,
+/// regressions): far above any real one, far below what would exhaust memory.
+pub const MAX_INPUT_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads a regular file as UTF-8 text. Opened without blocking and checked to be a regular
+/// file before anything is read, so a FIFO or a device at the path is refused at once
+/// instead of hanging the run; larger than [`MAX_INPUT_FILE_BYTES`] is refused too.
+pub fn read_regular_file(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if metadata.len() > MAX_INPUT_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB",
+            MAX_INPUT_FILE_BYTES >> 20
+        )));
+    }
+    let mut text = String::new();
+    file.take(MAX_INPUT_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// Reads a JSON file into a typed value; the error names the file, and the line and column
 /// or the field path of the problem.
 pub fn from_file<T: de::DeserializeOwned>(path: &std::path::Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text =
+        read_regular_file(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let value =
         super::parse(&text).map_err(|e| format!("{}: invalid JSON: {e}", path.display()))?;
     from_value(&value).map_err(|e| format!("{}: {e}", path.display()))

@@ -30,6 +30,13 @@ impl Style {
         ensure_ascii: false,
         indent: Some(2),
     };
+    /// Files people read and parcall reads back (regressions, exported cases): indented,
+    /// keys in their own order (a counterexample may depend on it), Python's dialect so NaN
+    /// and the infinities survive.
+    pub const FILE: Style = Style {
+        sort_keys: false,
+        ..Style::PRETTY
+    };
 }
 
 /// Writes `value` in `style`.

@@ -1,6 +1,7 @@
 //! Judging (RULINGS C): what an implementation returned and invoked, against what a case
 //! expects. A failing case is data, an [`Outcome`], never an error.
 
+mod dispatch_order;
 mod invocations;
 mod outcome;
 
@@ -63,7 +64,8 @@ pub fn dedup_invocation(invocation: &DedupInvocation) -> Value {
 }
 
 /// Judges the runs of a case's batches, batch by batch: the first batch whose output or
-/// invocations differ decides the outcome. Output is checked before invocations, because a
+/// invocations differ decides the outcome. Identical dispatch requests may receive their
+/// scripted answers in any order (see [`dispatch_order`]). Output is checked before invocations, because a
 /// wrong output usually explains wrong invocations.
 pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
     let expected = expectations(case).len();
@@ -84,7 +86,15 @@ pub fn judge_prefix(case: &Case, runs: &[BatchRun]) -> Outcome {
     let expected = expectations(case);
     for (index, ((output, invocations), run)) in expected.iter().zip(runs).enumerate() {
         let batch = index + 1;
-        if &run.output != output {
+        let aligned = match case {
+            Case::Exec(exec) => {
+                let input = &exec.batches[index];
+                dispatch_order::align(&input.calls, input.max_parallel, output, &run.output)
+            }
+            Case::Dedup(_) => None,
+        };
+        let actual = aligned.as_ref().unwrap_or(&run.output);
+        if actual != output {
             return Outcome::Fail(Failure::WrongOutput {
                 batch,
                 expected: output.clone(),

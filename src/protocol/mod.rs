@@ -23,11 +23,8 @@ pub enum DecodeError {
 }
 
 /// Encodes a request as one line (newline included), in Python's JSON dialect so floats,
-/// integers of any size and infinities reach the implementation exactly.
+/// integers of any size, infinities and NaN reach the implementation exactly.
 pub fn encode(request: &Request) -> String {
-    // serde_json writes the structure; values inside were already written by `Value`'s
-    // Serialize impl as exact literals. Re-reading and writing with `dumps` keeps one
-    // dialect everywhere.
     encode_message(request)
 }
 
@@ -42,10 +39,10 @@ pub fn decode_as<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, Decode
     Ok(json::from_value(&value)?)
 }
 
-/// Encodes any protocol message as one line, newline included.
+/// Encodes any protocol message as one line, newline included. The message goes straight
+/// to a [`json::Value`] (a trip through `serde_json` would turn NaN into `null`).
 pub fn encode_message<T: serde::Serialize>(message: &T) -> String {
-    let text = serde_json::to_string(message).expect("protocol messages are plain data");
-    let value = json::parse(&text).expect("serde_json writes valid JSON");
+    let value = json::to_value(message);
     let mut line = json::dumps(
         &value,
         Style {

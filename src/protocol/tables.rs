@@ -4,9 +4,10 @@
 
 use super::messages::{BatchRequest, CaseRequest};
 use crate::json::{Object, Value};
-use crate::reference::{input, DispatchRequest, Dispatcher, Sandbox};
+use crate::reference::{canonical_args, input, DispatchRequest, Dispatcher, Sandbox};
 use crate::spec::{Answer, Case, Dispatch, ExecCase, Response, ToolScript};
 use indexmap::IndexMap;
+use std::collections::HashSet;
 
 /// The message that runs `case`, with correlation id `id`.
 pub fn case_request(id: u64, case_id: &str, case: &Case) -> CaseRequest {
@@ -42,20 +43,23 @@ pub fn case_request(id: u64, case_id: &str, case: &Case) -> CaseRequest {
     }
 }
 
-/// Every `(tool, arguments)` the calls of the batches name, `arguments` defaulting to `{}`,
-/// in first-appearance order.
+/// Every distinct `(tool, arguments)` the calls of the batches name, `arguments` defaulting
+/// to `{}`, in first-appearance order. Requests are told apart by their canonical text, as
+/// the adapters look them up: value equality would merge `0.0` with `-0.0` (IEEE `==`) and
+/// leave the adapter without an answer for one of them.
 fn requests<'v>(batches: impl Iterator<Item = &'v Value>) -> Vec<(String, Object)> {
-    let mut seen = Vec::new();
+    let mut seen = HashSet::new();
+    let mut requests = Vec::new();
     for calls in batches {
         // The loader has checked the domain; a batch outside it contributes nothing.
         for call in input::tool_calls(calls).unwrap_or_default() {
-            let request = (call.tool, call.arguments.unwrap_or_default());
-            if !seen.contains(&request) {
-                seen.push(request);
+            let arguments = call.arguments.unwrap_or_default();
+            if seen.insert((call.tool.clone(), canonical_args(&arguments))) {
+                requests.push((call.tool, arguments));
             }
         }
     }
-    seen
+    requests
 }
 
 /// What `dispatch` answers, as scripts by tool name. Tools the scripts do not know get the

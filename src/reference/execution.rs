@@ -12,6 +12,9 @@ pub enum Execution {
     Sequential,
     /// Up to `threads` jobs at once, on a pool of worker threads kept for the process.
     Concurrent { threads: usize },
+    /// One job after another, in an order drawn from `seed` (RULINGS A6: any order is
+    /// allowed, and the suite must accept every one; the property tests run this).
+    Shuffled { seed: u64 },
 }
 
 impl Execution {
@@ -27,8 +30,35 @@ impl Execution {
                 // more than the batch itself (tens of microseconds per thread).
                 pool(threads).install(|| items.par_iter().with_max_len(1).map(&job).collect())
             }
+            Execution::Shuffled { seed } => {
+                let mut order: Vec<usize> = (0..items.len()).collect();
+                shuffle(&mut order, seed);
+                let mut results: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+                for index in order {
+                    results[index] = Some(job(&items[index]));
+                }
+                results
+                    .into_iter()
+                    .map(|r| r.expect("every index was run once"))
+                    .collect()
+            }
             _ => items.iter().map(job).collect(),
         }
+    }
+}
+
+/// Fisher-Yates with SplitMix64: deterministic per seed, no dependency on a random crate.
+fn shuffle(items: &mut [usize], mut seed: u64) {
+    let mut next = || {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
     }
 }
 
@@ -64,5 +94,21 @@ mod tests {
         assert_eq!(Execution::Sequential.map(&items, square), expected);
         assert_eq!(Execution::CONCURRENT.map(&items, square), expected);
         assert!(Execution::CONCURRENT.map(&[] as &[u32], square).is_empty());
+        assert_eq!(
+            Execution::Shuffled { seed: 7 }.map(&items, square),
+            expected
+        );
+    }
+
+    #[test]
+    fn shuffled_runs_every_job_once_in_another_order() {
+        let items: Vec<usize> = (0..50).collect();
+        let ran = std::sync::Mutex::new(Vec::new());
+        Execution::Shuffled { seed: 3 }.map(&items, |i| ran.lock().unwrap().push(*i));
+        let ran = ran.into_inner().unwrap();
+        assert_ne!(ran, items, "50 jobs kept their order");
+        let mut sorted = ran.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, items);
     }
 }

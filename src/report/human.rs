@@ -112,6 +112,14 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
             palette.dim(format!("checked {}", functions.join(", ")))
         )?;
     }
+    if report.implementation.is_some() {
+        for function in crate::spec::Function::ALL {
+            if !report.functions.contains(&function) {
+                let line = format!("{function} is not defined: not checked");
+                writeln!(out, "{}", palette.dim(line))?;
+            }
+        }
+    }
     for g in &report.generated {
         let line = format!(
             "generated {}: {} cases, {} passed, {} failed (seed {})",

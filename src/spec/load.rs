@@ -3,6 +3,7 @@
 
 use super::model::{Answer, CaseFile, DedupCase, Dispatch, ExecCase};
 use super::requirements::{Function, Requirement, RequirementsFile};
+use super::source::Source;
 use crate::json::{self, Value};
 use crate::reference::{input, Sandbox};
 use std::collections::{HashMap, HashSet};
@@ -88,20 +89,32 @@ impl fmt::Display for SpecError {
 }
 
 impl Spec {
-    /// The specification shipped in this repository.
+    /// The specification folder of parcall's own repository (tests that check the source
+    /// tree itself read it from there).
     pub fn bundled_root() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")
     }
 
+    /// The specification built into this binary: what every verdict uses unless `--spec`
+    /// names another, whether or not the checkout it was built from still exists.
+    pub fn embedded() -> Result<Spec, SpecError> {
+        Spec::load_from(&Source::Embedded)
+    }
+
     /// Loads `root` (a folder laid out like `spec/`) and checks it whole.
     pub fn load(root: &Path) -> Result<Spec, SpecError> {
+        Spec::load_from(&Source::Dir(root.to_owned()))
+    }
+
+    /// Loads a specification from `source` and checks it whole.
+    pub fn load_from(source: &Source) -> Result<Spec, SpecError> {
         let mut problems = Vec::new();
-        let version = read_version(root, &mut problems);
-        let requirements = read_requirements(root, &mut problems);
+        let version = read_version(source, &mut problems);
+        let requirements = read_requirements(source, &mut problems);
         let mut cases = Vec::new();
         for function in Function::ALL {
-            for path in case_files(root, function, &mut problems) {
-                read_case_file(root, &path, function, &mut cases, &mut problems);
+            for path in case_files(source, function, &mut problems) {
+                read_case_file(source, &path, function, &mut cases, &mut problems);
             }
         }
         check_links(&requirements, &cases, &mut problems);
@@ -113,7 +126,7 @@ impl Spec {
             })
         } else {
             Err(SpecError {
-                root: root.to_owned(),
+                root: source.root(),
                 problems,
             })
         }
@@ -132,15 +145,10 @@ impl Spec {
     }
 }
 
-fn read_text(path: &Path, problems: &mut Vec<String>) -> Option<String> {
-    std::fs::read_to_string(path)
-        .map_err(|error| problems.push(format!("{}: cannot read: {error}", path.display())))
-        .ok()
-}
-
-fn read_version(root: &Path, problems: &mut Vec<String>) -> String {
-    let path = root.join("VERSION");
-    let version = read_text(&path, problems)
+fn read_version(source: &Source, problems: &mut Vec<String>) -> String {
+    let version = source
+        .read("VERSION")
+        .map_err(|problem| problems.push(problem))
         .unwrap_or_default()
         .trim()
         .to_owned();
@@ -152,21 +160,29 @@ fn read_version(root: &Path, problems: &mut Vec<String>) -> String {
     if !semver && !version.is_empty() {
         problems.push(format!(
             "{}: `{version}` is not a MAJOR.MINOR.PATCH version",
-            path.display()
+            source.display("VERSION")
         ));
     }
     version
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path, problems: &mut Vec<String>) -> Option<T> {
-    json::from_file(path)
-        .map_err(|problem| problems.push(problem))
-        .ok()
+/// Reads one JSON file of the spec into a typed value; a problem names the file, and the
+/// line and column or the field path.
+fn read_json<T: serde::de::DeserializeOwned>(
+    source: &Source,
+    relative: &str,
+    problems: &mut Vec<String>,
+) -> Option<T> {
+    let name = source.display(relative);
+    let parsed = source.read(relative).and_then(|text| {
+        let value = json::parse(&text).map_err(|e| format!("{name}: invalid JSON: {e}"))?;
+        json::from_value(&value).map_err(|e| format!("{name}: {e}"))
+    });
+    parsed.map_err(|problem| problems.push(problem)).ok()
 }
 
-fn read_requirements(root: &Path, problems: &mut Vec<String>) -> Vec<Requirement> {
-    let path = root.join("requirements.json");
-    let Some(file) = read_json::<RequirementsFile>(&path, problems) else {
+fn read_requirements(source: &Source, problems: &mut Vec<String>) -> Vec<Requirement> {
+    let Some(file) = read_json::<RequirementsFile>(source, "requirements.json", problems) else {
         return Vec::new();
     };
     let mut seen = HashSet::new();
@@ -174,7 +190,7 @@ fn read_requirements(root: &Path, problems: &mut Vec<String>) -> Vec<Requirement
         if !seen.insert(requirement.id.as_str()) {
             problems.push(format!(
                 "{}: requirement {} is listed twice",
-                path.display(),
+                source.display("requirements.json"),
                 requirement.id
             ));
         }
@@ -182,45 +198,25 @@ fn read_requirements(root: &Path, problems: &mut Vec<String>) -> Vec<Requirement
     file.requirements
 }
 
-/// The `*.json` files of `cases/<function>/`, sorted so runs are reproducible.
-fn case_files(root: &Path, function: Function, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    let folder = root.join("cases").join(function.name());
-    let entries = match std::fs::read_dir(&folder) {
-        Ok(entries) => entries,
-        Err(error) => {
-            problems.push(format!(
-                "{}: cannot list case files: {error}",
-                folder.display()
-            ));
-            return Vec::new();
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
-        .collect();
-    paths.sort();
-    paths
+/// The case files of `cases/<function>/`, sorted so runs are reproducible.
+fn case_files(source: &Source, function: Function, problems: &mut Vec<String>) -> Vec<String> {
+    source
+        .json_files(&format!("cases/{}", function.name()))
+        .map_err(|problem| problems.push(problem))
+        .unwrap_or_default()
 }
 
 fn read_case_file(
-    root: &Path,
-    path: &Path,
+    source: &Source,
+    relative: &str,
     folder_function: Function,
     cases: &mut Vec<SpecCase>,
     problems: &mut Vec<String>,
 ) {
-    let Some(file) = read_json::<CaseFile>(path, problems) else {
+    let Some(file) = read_json::<CaseFile>(source, relative, problems) else {
         return;
     };
-    let relative = path
-        .strip_prefix(root)
-        .unwrap_or(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    let relative = relative.to_owned();
     let loaded: Vec<Case> = match file {
         CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
         CaseFile::RunParallelCalls { cases, .. } => cases.into_iter().map(Case::Dedup).collect(),

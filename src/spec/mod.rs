@@ -8,6 +8,7 @@ mod model;
 mod requirements;
 mod schema;
 mod script;
+mod source;
 
 pub use glob::glob_match;
 pub use load::{Case, Spec, SpecCase, SpecError};
@@ -18,3 +19,4 @@ pub use model::{
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};
 pub use script::{scripted_answer, CaseDispatch, CaseTools};
+pub use source::Source;

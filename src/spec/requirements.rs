@@ -74,6 +74,10 @@ pub enum Level {
     Must,
     #[serde(rename = "SHOULD")]
     Should,
+    /// A freedom the implementation has: its cases check that the suite does not fail an
+    /// implementation for using it.
+    #[serde(rename = "MAY")]
+    May,
 }
 
 impl Level {
@@ -81,6 +85,7 @@ impl Level {
         match self {
             Level::Must => "MUST",
             Level::Should => "SHOULD",
+            Level::May => "MAY",
         }
     }
 }
