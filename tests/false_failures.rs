@@ -20,8 +20,12 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 #[test]
-fn correct_solutions_that_dispatch_in_another_order_conform() {
-    for name in ["solution_reverse_dispatch", "solution_thread_pool"] {
+fn correct_solutions_in_any_dispatch_order_or_style_conform() {
+    for name in [
+        "solution_reverse_dispatch",
+        "solution_thread_pool",
+        "solution_asyncio",
+    ] {
         for seed in ["1", "2"] {
             let (code, report) = json_report(&["check", &example(name), "--seed", seed]);
             let failed: Vec<_> = report["cases"]

@@ -49,16 +49,47 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     for note in &outcome.notes {
         eprintln!("parcall: {note}");
     }
+    let mut unwritten = false;
+    for target in &args.report {
+        if let Err(error) = write_report_file(&report, target) {
+            eprintln!("error: {error}");
+            unwritten = true;
+        }
+    }
     let stdout = std::io::stdout();
     let palette = Palette::for_stream(args.color, stdout.is_terminal());
     let mut out = stdout.lock();
     report::write(&report, args.format, palette, &mut out)?;
     out.flush()?;
+    if unwritten {
+        return Ok(exit::INCOMPLETE);
+    }
     Ok(match report.verdict {
         Verdict::Conforms => exit::SUCCESS,
         Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
         Verdict::Error => exit::INCOMPLETE,
     })
+}
+
+/// Writes one `--report FORMAT=PATH`, uncoloured, through a temporary file beside it and
+/// a rename, so a reader never sees half a report. A special file (a FIFO, the step
+/// summary's file on some runners) is written in place.
+fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<(), String> {
+    let path = &target.path;
+    let fail = |e: std::io::Error| format!("{}: cannot write the report: {e}", path.display());
+    let mut text = Vec::new();
+    report::write(report, target.format, Palette::plain(), &mut text).map_err(fail)?;
+    let regular = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
+    if !regular {
+        return std::fs::write(path, &text).map_err(fail);
+    }
+    let directory = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(fail)?;
+    temporary.write_all(&text).map_err(fail)?;
+    temporary.persist(path).map(drop).map_err(|e| fail(e.error))
 }
 
 /// Applies (or first rewrites, with `--update-expectations`) the expectations file.

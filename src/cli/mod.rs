@@ -122,6 +122,10 @@ pub struct CheckArgs {
     /// When to colour the human report.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: crate::report::ColorChoice,
+    /// Also write the report in FORMAT to PATH (repeatable), from the same run: for
+    /// example `--report junit=parcall.xml --report markdown="$GITHUB_STEP_SUMMARY"`.
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report_target)]
+    pub report: Vec<ReportTarget>,
     /// Seconds one case may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub timeout: f64,
@@ -211,6 +215,34 @@ pub enum SpecCommand {
 pub enum SchemaKind {
     Case,
     Requirements,
+}
+
+/// `--report FORMAT=PATH`: one more report of the same run, written to a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTarget {
+    pub format: crate::report::Format,
+    pub path: PathBuf,
+}
+
+fn parse_report_target(text: &str) -> Result<ReportTarget, String> {
+    use clap::ValueEnum;
+    let (format, path) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not FORMAT=PATH (for example junit=parcall.xml)"))?;
+    let format = crate::report::Format::from_str(format, true).map_err(|_| {
+        let names: Vec<String> = crate::report::Format::value_variants()
+            .iter()
+            .filter_map(|f| f.to_possible_value().map(|v| v.get_name().to_owned()))
+            .collect();
+        format!("`{format}` is not a report format ({})", names.join(", "))
+    })?;
+    if path.is_empty() {
+        return Err(format!("`{text}` names no file after `=`"));
+    }
+    Ok(ReportTarget {
+        format,
+        path: PathBuf::from(path),
+    })
 }
 
 /// Where the specification is read from.

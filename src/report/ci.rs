@@ -3,7 +3,6 @@
 use super::machine::failure_text;
 use super::model::{CaseReport, Report};
 use std::io::{self, Write};
-use std::path::Path;
 
 /// The cases that fail the run.
 fn failing(report: &Report) -> impl Iterator<Item = &CaseReport> {
@@ -24,16 +23,6 @@ fn escape_property(text: &str) -> String {
     escape_message(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Where a spec case is defined: `spec/<file>` and the line of its id, when that file is
-/// here to read.
-fn location(case: &CaseReport) -> Option<(String, usize)> {
-    let path = format!("spec/{}", case.file);
-    let text = std::fs::read_to_string(Path::new(&path)).ok()?;
-    let needle = format!("\"id\": \"{}\"", case.id);
-    let line = text.lines().position(|l| l.contains(&needle))? + 1;
-    Some((path, line))
-}
-
 /// `--format github`.
 pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     if let Some(error) = &report.error {
@@ -51,8 +40,10 @@ pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             case.outcome,
             case.requirements.join(" ")
         ));
-        let place = location(case)
-            .map(|(file, line)| format!("file={},line={line},", escape_property(&file)))
+        let place = case
+            .location
+            .as_ref()
+            .map(|l| format!("file={},line={},", escape_property(&l.path), l.line))
             .unwrap_or_default();
         writeln!(
             out,

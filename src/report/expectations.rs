@@ -138,6 +138,7 @@ impl ExpectationsFile {
                 let case = &mut report.cases[index];
                 if case.outcome == entry.outcome {
                     case.expected_failure = true;
+                    case.expected_reason = Some(entry.reason.clone());
                 } else if case.outcome == "pass" {
                     problems.push(format!("{}: expected `{}`, but it passes now: remove it from {file_name} (or run --update-expectations)", case.id, entry.outcome));
                 } else if case.outcome != "skipped" {

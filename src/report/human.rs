@@ -23,7 +23,11 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
             palette.fail("error:"),
             indent_rest(error, "       ")
         )?;
-        writeln!(out, "{}", palette.dim("fix the module so it loads and defines the functions, then run the same command again"))?;
+        writeln!(
+            out,
+            "{}",
+            palette.dim("fix what the error names, then run the same command again")
+        )?;
     }
     let failures: Vec<&CaseReport> = report
         .cases

@@ -102,6 +102,13 @@ pub struct RequirementSummary {
     pub failed: usize,
 }
 
+/// A line of a case file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CaseLocation {
+    pub path: String,
+    pub line: usize,
+}
+
 /// One case: what it checks and how it went.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct CaseReport {
@@ -109,6 +116,10 @@ pub struct CaseReport {
     pub function: Function,
     /// The case file, relative to the spec folder.
     pub file: String,
+    /// Where the case is written, for CI annotations: `spec/<file>` for the built-in spec,
+    /// the file under the folder for `--spec DIR`, and the line of its id. Absent for
+    /// generated cases and regressions.
+    pub location: Option<CaseLocation>,
     pub description: String,
     pub requirements: Vec<String>,
     /// `pass`, `wrong output`, `wrong invocations`, `exception`, `timeout`, `crash`,
@@ -117,6 +128,8 @@ pub struct CaseReport {
     /// A failure the expectations file lists with this very outcome: it does not fail the
     /// run.
     pub expected_failure: bool,
+    /// The expectations file's reason for an expected failure (may be empty).
+    pub expected_reason: Option<String>,
     /// Details of a failure or a skip; absent when the case passed.
     pub detail: Option<Detail>,
     /// The arguments of the batch that failed: `calls` and `max_parallel`
@@ -276,10 +289,15 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         id: case.id().to_owned(),
         function: case.function(),
         file: case.file.clone(),
+        location: context.spec.locations.get(case.id()).map(|l| CaseLocation {
+            path: l.path.clone(),
+            line: l.line,
+        }),
         description: case.description().to_owned(),
         requirements: case.requirements().to_vec(),
         outcome: result.outcome.label().to_owned(),
         expected_failure: false,
+        expected_reason: None,
         detail: detail(&result.outcome),
         input: failed_batch(&result.outcome).and_then(|batch| batch_input(&case.case, batch)),
         printed: result.printed.clone(),

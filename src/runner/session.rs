@@ -12,8 +12,13 @@ pub enum StartError {
     Spawn { program: String, message: String },
     #[error("the implementation did not answer the handshake within {seconds:.1}s (a hang at import?){}", tail_note(.output))]
     Timeout { seconds: f64, output: String },
-    #[error("the implementation exited before the handshake{}", tail_note(.output))]
-    Exited { output: String },
+    #[error("the implementation exited before the handshake{}{}", memory_note(*.memory_limit_mib), tail_note(.output))]
+    Exited {
+        output: String,
+        /// The address-space limit it ran under, when there was one: runtimes that reserve
+        /// memory up front (a JVM) die at start-up under a limit they would never use.
+        memory_limit_mib: Option<u64>,
+    },
     #[error("the implementation broke the protocol during the handshake: {message}")]
     Protocol { message: String },
     #[error("the implementation speaks protocol {found}; this runner speaks {PROTOCOL_VERSION}")]
@@ -31,6 +36,16 @@ impl StartError {
     pub fn is_runner_failure(&self) -> bool {
         matches!(self, StartError::Spawn { .. })
     }
+}
+
+fn memory_note(limit_mib: Option<u64>) -> String {
+    limit_mib.map_or_else(String::new, |mib| {
+        format!(
+            "; it ran under an address-space limit of {mib} MiB, which runtimes that reserve \
+             memory at start-up (a JVM, say) cannot start under: if that is the cause, raise it \
+             with --memory-mib (0 for no limit)"
+        )
+    })
 }
 
 fn tail_note(output: &str) -> String {
@@ -70,6 +85,7 @@ impl Session {
                 child.kill();
                 return Err(StartError::Exited {
                     output: child.output_tail(),
+                    memory_limit_mib: launch.limits.memory_bytes.map(|bytes| bytes >> 20),
                 });
             }
             Received::Event(Event::LineTooLong) => {

@@ -18,6 +18,16 @@ pub struct Spec {
     pub requirements: Vec<Requirement>,
     /// Every case, in file order, files in path order (execute_tool_calls first).
     pub cases: Vec<SpecCase>,
+    /// Where each case is written, by case id: CI annotations point there.
+    pub locations: HashMap<String, Location>,
+}
+
+/// A line of a case file, as CI annotations name it: `spec/<file>` for the built-in spec
+/// (its place in parcall's repository), the file under the folder for `--spec DIR`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: String,
+    pub line: usize,
 }
 
 /// One case and the file it came from.
@@ -112,9 +122,20 @@ impl Spec {
         let version = read_version(source, &mut problems);
         let requirements = read_requirements(source, &mut problems);
         let mut cases = Vec::new();
+        let mut locations = HashMap::new();
         for function in Function::ALL {
             for path in case_files(source, function, &mut problems) {
-                read_case_file(source, &path, function, &mut cases, &mut problems);
+                let first = cases.len();
+                if let Some(text) =
+                    read_case_file(source, &path, function, &mut cases, &mut problems)
+                {
+                    for case in &cases[first..] {
+                        if let Some(line) = line_of_id(&text, case.id()) {
+                            let path = source.annotation_path(&path);
+                            locations.insert(case.id().to_owned(), Location { path, line });
+                        }
+                    }
+                }
             }
         }
         check_links(&requirements, &cases, &mut problems);
@@ -123,6 +144,7 @@ impl Spec {
                 version,
                 requirements,
                 cases,
+                locations,
             })
         } else {
             Err(SpecError {
@@ -173,12 +195,31 @@ fn read_json<T: serde::de::DeserializeOwned>(
     relative: &str,
     problems: &mut Vec<String>,
 ) -> Option<T> {
+    read_json_text(source, relative, problems).map(|(value, _)| value)
+}
+
+/// [`read_json`], with the file's text.
+fn read_json_text<T: serde::de::DeserializeOwned>(
+    source: &Source,
+    relative: &str,
+    problems: &mut Vec<String>,
+) -> Option<(T, String)> {
     let name = source.display(relative);
     let parsed = source.read(relative).and_then(|text| {
         let value = json::parse(&text).map_err(|e| format!("{name}: invalid JSON: {e}"))?;
-        json::from_value(&value).map_err(|e| format!("{name}: {e}"))
+        let typed = json::from_value(&value).map_err(|e| format!("{name}: {e}"))?;
+        Ok((typed, text))
     });
     parsed.map_err(|problem| problems.push(problem)).ok()
+}
+
+/// The 1-based line holding a case's `"id": "<id>"` (ids are unique, lowercase words and
+/// digits, so the text is found as written).
+fn line_of_id(text: &str, id: &str) -> Option<usize> {
+    let needle = format!("\"id\": \"{id}\"");
+    text.lines()
+        .position(|l| l.contains(&needle))
+        .map(|i| i + 1)
 }
 
 fn read_requirements(source: &Source, problems: &mut Vec<String>) -> Vec<Requirement> {
@@ -206,16 +247,15 @@ fn case_files(source: &Source, function: Function, problems: &mut Vec<String>) -
         .unwrap_or_default()
 }
 
+/// Reads one case file into `cases`; returns its text when it was read.
 fn read_case_file(
     source: &Source,
     relative: &str,
     folder_function: Function,
     cases: &mut Vec<SpecCase>,
     problems: &mut Vec<String>,
-) {
-    let Some(file) = read_json::<CaseFile>(source, relative, problems) else {
-        return;
-    };
+) -> Option<String> {
+    let (file, text) = read_json_text::<CaseFile>(source, relative, problems)?;
     let relative = relative.to_owned();
     let loaded: Vec<Case> = match file {
         CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
@@ -231,13 +271,14 @@ fn read_case_file(
                 "{relative}: holds `{}` cases but sits in the folder of `{folder_function}`",
                 case.function()
             ));
-            return;
+            return None;
         }
         for problem in case_problems(&case) {
             problems.push(format!("{relative}: case {}: {problem}", case.id()));
         }
         cases.push(case);
     }
+    Some(text)
 }
 
 /// What is wrong inside one case, independent of other cases.

@@ -11,7 +11,7 @@ mod script;
 mod source;
 
 pub use glob::glob_match;
-pub use load::{Case, Spec, SpecCase, SpecError};
+pub use load::{Case, Location, Spec, SpecCase, SpecError};
 pub use model::{
     Answer, CaseFile, DedupBatch, DedupCase, DedupInvocation, Dispatch, ExecBatch, ExecCase,
     ExecInvocation, Response, ToolScript,

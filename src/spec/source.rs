@@ -35,6 +35,15 @@ impl Source {
         }
     }
 
+    /// How a CI annotation names one file: `spec/<path>` for the built-in spec (where it
+    /// lives in parcall's repository), the file itself for a folder.
+    pub fn annotation_path(&self, relative: &str) -> String {
+        match self {
+            Source::Embedded => format!("spec/{relative}"),
+            Source::Dir(dir) => dir.join(relative).display().to_string(),
+        }
+    }
+
     /// The text of one file.
     pub fn read(&self, relative: &str) -> Result<String, String> {
         match self {

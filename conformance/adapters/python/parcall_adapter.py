@@ -11,6 +11,7 @@ captured and reported with the case that printed it.
 The runner owns the tools: each case message says what dispatch (execute_tool_calls) or
 each tool (run_parallel_calls) answers; this adapter answers from that table, records every
 invocation and reports it. Standard library only; CPython 3.8 and later."""
+import asyncio
 import copy
 import fcntl
 import importlib.util
@@ -284,6 +285,10 @@ def run_batch(module, module_file, request, scripts, batch):
             fn = module.run_parallel_calls
             args = ({name: scripts.tool(name) for name in request["tools"]}, calls)
         result = fn(*args)
+        if inspect.isawaitable(result):
+            # `async def` entry points: run the coroutine to completion on a fresh event loop,
+            # as the JavaScript adapter awaits a Promise.
+            result = asyncio.run(_awaited(result))
     except BaseException as e:  # noqa: BLE001 - SystemExit from the module is its failure too
         message, tb = describe(e, module_file)
         return {"status": "raised", "message": message, "traceback": tb, "invocations": scripts.take_invocations()}
@@ -293,6 +298,10 @@ def run_batch(module, module_file, request, scripts, batch):
         return {"status": "raised", "message": "returned a value that is not JSON: " + str(e),
                 "traceback": "", "invocations": scripts.take_invocations()}
     return {"status": "returned", "output": output, "invocations": scripts.take_invocations()}
+
+
+async def _awaited(awaitable):
+    return await awaitable
 
 
 def run_case(module, module_file, request, capture):

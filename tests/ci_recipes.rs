@@ -1,0 +1,227 @@
+//! What CI users copy and read: every YAML and JSON block in the docs parses, one run writes
+//! several reports, expected failures look skipped in JUnit and TAP, annotations name the
+//! case's line wherever parcall runs, async entry points are awaited, and a runtime killed
+//! by the memory limit at start-up is told so.
+
+mod common;
+
+use common::{fresh_regressions, parcall, root, stdout};
+use std::process::Command;
+
+const DOCS: [&str; 4] = [
+    "README.md",
+    "conformance/PROTOCOL.md",
+    "spec/SPEC.md",
+    "BENCHMARKS.md",
+];
+
+/// The fenced blocks of `language` in a Markdown text, with the line each starts on.
+fn blocks<'t>(text: &'t str, language: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut current: Option<(usize, Vec<&'t str>)> = None;
+    for (index, line) in text.lines().enumerate() {
+        let fence = line.trim_start().strip_prefix("```");
+        match (&mut current, fence) {
+            (None, Some(info)) if info.trim() == language => {
+                current = Some((index + 2, Vec::new()))
+            }
+            (Some(_), Some(_)) => {
+                let (start, lines) = current.take().unwrap();
+                found.push((start, lines.join("\n")));
+            }
+            (Some((_, lines)), None) => lines.push(line),
+            _ => {}
+        }
+    }
+    found
+}
+
+#[test]
+fn every_yaml_and_json_block_in_the_docs_parses() {
+    let mut checked = 0;
+    for doc in DOCS {
+        let text = std::fs::read_to_string(root().join(doc)).unwrap();
+        for (line, block) in blocks(&text, "yaml") {
+            if let Err(error) = yaml_rust2::YamlLoader::load_from_str(&block) {
+                panic!("{doc}:{line}: the YAML block does not parse: {error}");
+            }
+            checked += 1;
+        }
+        for (line, block) in blocks(&text, "json") {
+            if let Err(error) = parcall::json::parse(&block) {
+                panic!("{doc}:{line}: the JSON block does not parse: {error}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "only {checked} blocks found");
+}
+
+#[test]
+fn the_readme_workflow_is_one_step_that_writes_every_report() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let (_, workflow) = blocks(&readme, "yaml").remove(0);
+    let docs = yaml_rust2::YamlLoader::load_from_str(&workflow).unwrap();
+    let steps = docs[0]["jobs"]["conformance"]["steps"].as_vec().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    let checks: Vec<&&str> = runs
+        .iter()
+        .filter(|r| r.contains("parcall check"))
+        .collect();
+    assert_eq!(checks.len(), 1, "{runs:?}");
+    assert!(checks[0].contains("--report markdown=\"$GITHUB_STEP_SUMMARY\""));
+    assert!(checks[0].contains("--format github"));
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("parcall-ci-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The JavaScript example with its expectations file: a gated run that passes, with 17
+/// expected failures.
+#[test]
+fn one_gated_run_writes_every_report_and_expected_failures_are_not_red() {
+    let dir = temp_dir("reports");
+    let junit = dir.join("junit.xml");
+    let markdown = dir.join("summary.md");
+    let tap = dir.join("report.tap");
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args([
+            "check",
+            "conformance/examples/javascript/solution.mjs",
+            "--seed",
+            "1",
+            "--expectations",
+            "conformance/examples/javascript/solution.expectations.json",
+            "--format",
+            "github",
+        ])
+        .arg("--report")
+        .arg(format!("junit={}", junit.display()))
+        .arg("--report")
+        .arg(format!("markdown={}", markdown.display()))
+        .arg("--report")
+        .arg(format!("tap={}", tap.display()))
+        .current_dir(root())
+        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .output()
+        .unwrap();
+    if String::from_utf8_lossy(&output.stderr).contains("cannot start `node`") {
+        eprintln!("skipped: no node on this machine");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let junit = std::fs::read_to_string(&junit).unwrap();
+    assert!(junit.contains("failures=\"0\""), "{junit}");
+    assert!(
+        junit.contains("<skipped message=\"expected failure ("),
+        "{junit}"
+    );
+    let tap = std::fs::read_to_string(&tap).unwrap();
+    assert!(
+        !tap.lines()
+            .any(|l| l.starts_with("not ok") && !l.contains(" # TODO ")),
+        "{tap}"
+    );
+    assert!(tap.contains(" # TODO expected failure ("), "{tap}");
+    assert!(std::fs::read_to_string(&markdown)
+        .unwrap()
+        .contains("parcall"));
+}
+
+#[test]
+fn a_bad_report_target_is_a_usage_error() {
+    for bad in ["junit", "pdf=x.pdf", "junit="] {
+        let output = parcall(&[
+            "check",
+            "conformance/examples/python/solution.py",
+            "--report",
+            bad,
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {output:?}");
+    }
+}
+
+/// Annotations come from the built-in spec, so they name the file and line from any folder.
+#[test]
+fn github_annotations_name_the_case_line_from_any_folder() {
+    let elsewhere = temp_dir("annotations");
+    let module = root().join("conformance/examples/python/broken/ids_zero_based.py");
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args([
+            "check",
+            module.to_str().unwrap(),
+            "--fuzz",
+            "0",
+            "--format",
+            "github",
+        ])
+        .current_dir(&elsewhere)
+        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .output()
+        .unwrap();
+    let text = stdout(&output);
+    let line = text
+        .lines()
+        .find(|l| l.contains("exec-seed-002"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let spec =
+        std::fs::read_to_string(root().join("spec/cases/execute_tool_calls/seed.json")).unwrap();
+    let expected = spec
+        .lines()
+        .position(|l| l.contains("\"id\": \"exec-seed-002\""))
+        .unwrap()
+        + 1;
+    assert!(
+        line.starts_with(&format!(
+            "::error file=spec/cases/execute_tool_calls/seed.json,line={expected},"
+        )),
+        "{line}"
+    );
+}
+
+#[test]
+fn async_entry_points_are_awaited() {
+    let output = parcall(&[
+        "check",
+        "conformance/examples/python/solution_asyncio.py",
+        "--seed",
+        "1",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+/// A JVM reserves its compressed class space at start-up and dies under the default 2 GiB
+/// address-space limit; the error must point at `--memory-mib`, not at the module.
+#[test]
+fn a_runtime_killed_at_start_up_by_the_memory_limit_is_told_so() {
+    if Command::new("java").arg("-version").output().is_err() {
+        eprintln!("skipped: no java on this machine; the same message is checked with sh below");
+    } else {
+        let output = parcall(&["check", "--cmd", "java -version", "--color", "never"]);
+        let text = stdout(&output);
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        assert!(text.contains("--memory-mib"), "{text}");
+    }
+    let output = parcall(&["check", "--cmd", "sh -c 'exit 1'", "--color", "never"]);
+    assert!(
+        stdout(&output).contains("address-space limit of 2048 MiB"),
+        "{}",
+        stdout(&output)
+    );
+    let unlimited = parcall(&[
+        "check",
+        "--cmd",
+        "sh -c 'exit 1'",
+        "--memory-mib",
+        "0",
+        "--color",
+        "never",
+    ]);
+    assert!(!stdout(&unlimited).contains("address-space limit"));
+}
