@@ -3,7 +3,7 @@
 
 use crate::json;
 use crate::report::Report;
-use crate::spec::{Function, Spec};
+use crate::spec::{Function, Level, Spec};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -87,12 +87,15 @@ impl Rubric {
             .iter()
             .filter(|r| functions.contains(&r.function))
             .map(|r| {
+                // A MAY states a freedom, not a rule to keep: every submission that keeps
+                // the MUSTs has it, so it earns nothing unless the rubric names it.
+                let default = match r.level {
+                    Level::May => 0.0,
+                    Level::Must | Level::Should => file.default_points,
+                };
                 (
                     r.id.clone(),
-                    file.points
-                        .get(&r.id)
-                        .copied()
-                        .unwrap_or(file.default_points),
+                    file.points.get(&r.id).copied().unwrap_or(default),
                 )
             })
             .filter(|(_, points)| *points > 0.0)
