@@ -5,24 +5,27 @@
 # cases. Every run must conform; any that does not is a false failure and is printed with
 # the command that reproduces it.
 #
-#   scripts/false_failures.sh [SEEDS] [REFERENCE_SEEDS] [REFERENCE_FUZZ]
-#   defaults: 200 seeds, 1000 reference seeds, --fuzz 2000
+#   scripts/false_failures.sh [SEEDS] [REFERENCE_SEEDS] [REFERENCE_FUZZ] [FIRST_SEED]
+#   defaults: 200 seeds, 1000 reference seeds, --fuzz 2000, from seed 1
+# A line per seed shows progress, so an interrupted run still says how far it got.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-200}
 reference_seeds=${2:-1000}
 reference_fuzz=${3:-2000}
+first=${4:-1}
 cargo build --release --quiet
 parcall=$PWD/target/release/parcall
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # One folder, one regressions file for every implementation, as a user's checkout would have.
 cd "$work"
-examples=(solution solution_reverse_dispatch solution_thread_pool)
+examples=(solution solution_reverse_dispatch solution_thread_pool solution_asyncio)
 runs=0
 false_failures=0
 started=$(date +%s)
-for seed in $(seq 1 "$seeds"); do
+for seed in $(seq "$first" $((first + seeds - 1))); do
+  echo "examples: seed $seed, $false_failures false failures so far"
   for name in "${examples[@]}"; do
     module="$OLDPWD/conformance/examples/python/$name.py"
     runs=$((runs + 1))
@@ -38,7 +41,8 @@ echo "examples: $runs runs (${#examples[@]} correct examples x $seeds seeds, one
 reference_runs=0
 reference_failures=0
 started=$(date +%s)
-for seed in $(seq 1 "$reference_seeds"); do
+for seed in $(seq "$first" $((first + reference_seeds - 1))); do
+  echo "reference: seed $seed, $reference_failures false failures so far"
   reference_runs=$((reference_runs + 1))
   if ! "$parcall" check --cmd "$parcall reference" --seed "$seed" --fuzz "$reference_fuzz" --format json >"$work/report.json" 2>"$work/stderr"; then
     reference_failures=$((reference_failures + 1))

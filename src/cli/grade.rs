@@ -148,6 +148,14 @@ fn write_results(
             &mut report,
         )?;
         std::fs::write(dir.join("report.txt"), report)?;
+        let mut page = Vec::new();
+        crate::report::write(
+            &g.report,
+            crate::report::Format::Html,
+            crate::report::Palette::plain(),
+            &mut page,
+        )?;
+        std::fs::write(dir.join("report.html"), page)?;
     }
     let protections = sandbox.capabilities.protections(&limits(args));
     std::fs::write(
@@ -157,6 +165,10 @@ fn write_results(
     std::fs::write(
         args.out.join(format!("gradebook{suffix}.json")),
         pretty(&formats::gradebook_json(graded, seed, suite, &protections)),
+    )?;
+    std::fs::write(
+        args.out.join(format!("class{suffix}.html")),
+        crate::grade::html::class_page(graded, seed),
     )?;
     Ok(())
 }

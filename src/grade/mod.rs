@@ -3,6 +3,7 @@
 //! can act on and the formats course platforms read.
 
 pub mod formats;
+pub mod html;
 pub mod rubric;
 pub mod sandbox;
 

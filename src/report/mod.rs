@@ -4,6 +4,7 @@
 mod ci;
 pub mod diff;
 pub mod expectations;
+pub mod html;
 mod human;
 mod machine;
 mod model;
@@ -35,6 +36,9 @@ pub enum Format {
     Github,
     /// A Markdown summary, for `$GITHUB_STEP_SUMMARY` and the like.
     Markdown,
+    /// One self-contained HTML page: summary, requirement-by-outcome matrix, failures with
+    /// their diagnosis and diff.
+    Html,
 }
 
 /// Writes `report` in `format`.
@@ -51,6 +55,7 @@ pub fn write(
         Format::Tap => machine::tap(report, out),
         Format::Github => ci::github(report, out),
         Format::Markdown => ci::markdown(report, out),
+        Format::Html => html::render(report, out),
     }
 }
 
