@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fresh_regressions, parcall, root, stdout};
+use common::{fresh_regressions, parcall, root, stdout, temp_dir};
 use std::process::Command;
 
 const DOCS: [&str; 4] = [
@@ -71,13 +71,6 @@ fn the_readme_workflow_is_one_step_that_writes_every_report() {
     assert_eq!(checks.len(), 1, "{runs:?}");
     assert!(checks[0].contains("--report markdown=\"$GITHUB_STEP_SUMMARY\""));
     assert!(checks[0].contains("--format github"));
-}
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("parcall-ci-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// The JavaScript example with its expectations file: a gated run that passes, with 17

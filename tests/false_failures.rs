@@ -4,19 +4,12 @@
 
 mod common;
 
-use common::{fresh_regressions, json_report, parcall, root, stdout};
+use common::{fresh_regressions, json_report, parcall, root, stdout, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn example(name: &str) -> String {
     format!("conformance/examples/python/{name}.py")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("parcall-false-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]

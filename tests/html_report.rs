@@ -4,16 +4,9 @@
 
 mod common;
 
-use common::{fresh_regressions, root};
-use std::path::{Path, PathBuf};
+use common::{fresh_regressions, root, temp_dir};
+use std::path::Path;
 use std::process::Command;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("parcall-html-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"]

@@ -58,6 +58,17 @@ impl Outcome {
 }
 
 impl Failure {
+    /// Every failure's label, in the order reports list them.
+    pub const LABELS: [&'static str; 7] = [
+        "wrong output",
+        "wrong invocations",
+        "exception",
+        "timeout",
+        "crash",
+        "protocol error",
+        "not implemented",
+    ];
+
     pub fn label(&self) -> &'static str {
         match self {
             Failure::WrongOutput { .. } => "wrong output",
@@ -68,5 +79,40 @@ impl Failure {
             Failure::Protocol { .. } => "protocol error",
             Failure::NotImplemented => "not implemented",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Failure;
+
+    #[test]
+    fn every_label_is_listed() {
+        let failures = [
+            Failure::WrongOutput {
+                batch: 1,
+                expected: crate::json::Value::Null,
+                actual: crate::json::Value::Null,
+            },
+            Failure::WrongInvocations {
+                batch: 1,
+                diff: Default::default(),
+            },
+            Failure::Exception {
+                batch: 1,
+                message: String::new(),
+                traceback: String::new(),
+            },
+            Failure::Timeout { seconds: 1.0 },
+            Failure::Crash {
+                message: String::new(),
+            },
+            Failure::Protocol {
+                message: String::new(),
+            },
+            Failure::NotImplemented,
+        ];
+        let labels: Vec<&str> = failures.iter().map(Failure::label).collect();
+        assert_eq!(labels, Failure::LABELS);
     }
 }

@@ -5,6 +5,7 @@
 
 use super::model::{Report, Verdict};
 use crate::json;
+use crate::judge::Failure;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -43,16 +44,6 @@ pub struct KnownFailure {
     pub reason: String,
 }
 
-const OUTCOMES: [&str; 7] = [
-    "wrong output",
-    "wrong invocations",
-    "exception",
-    "timeout",
-    "crash",
-    "protocol error",
-    "not implemented",
-];
-
 impl ExpectationsFile {
     pub fn load(path: &Path) -> Result<ExpectationsFile, String> {
         let file: ExpectationsFile = json::from_file(path)?;
@@ -63,13 +54,13 @@ impl ExpectationsFile {
             ));
         }
         for (index, entry) in file.known_failures.iter().enumerate() {
-            if !OUTCOMES.contains(&entry.outcome.as_str()) {
+            if !Failure::LABELS.contains(&entry.outcome.as_str()) {
                 return Err(format!(
                     "{}: known_failures[{index}] ({}): outcome `{}` is not one of {}",
                     path.display(),
                     entry.case,
                     entry.outcome,
-                    OUTCOMES.join(", ")
+                    Failure::LABELS.join(", ")
                 ));
             }
         }
@@ -82,7 +73,7 @@ impl ExpectationsFile {
         let known_failures = report
             .cases
             .iter()
-            .filter(|c| OUTCOMES.contains(&c.outcome.as_str()))
+            .filter(|c| Failure::LABELS.contains(&c.outcome.as_str()))
             .map(|c| KnownFailure {
                 case: c.id.clone(),
                 outcome: c.outcome.clone(),

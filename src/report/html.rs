@@ -10,17 +10,11 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 /// The outcomes, in the matrix's column order.
-const OUTCOMES: [&str; 9] = [
-    "pass",
-    "wrong output",
-    "wrong invocations",
-    "exception",
-    "timeout",
-    "crash",
-    "protocol error",
-    "not implemented",
-    "skipped",
-];
+fn outcomes() -> impl Iterator<Item = &'static str> {
+    std::iter::once("pass")
+        .chain(crate::judge::Failure::LABELS)
+        .chain(std::iter::once("skipped"))
+}
 
 /// The page's style, shared with the grading page.
 pub const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1b1f24}\
@@ -114,7 +108,7 @@ fn summary(page: &mut String, report: &Report) {
 /// ended so.
 fn matrix(page: &mut String, report: &Report) {
     page.push_str("<h2>Requirements by outcome</h2><table id=\"matrix\"><tr><th>requirement</th>");
-    for outcome in OUTCOMES {
+    for outcome in outcomes() {
         let _ = write!(page, "<th>{outcome}</th>");
     }
     page.push_str("</tr>");
@@ -135,7 +129,7 @@ fn matrix(page: &mut String, report: &Report) {
             escape(&requirement.statement),
             escape(&requirement.id)
         );
-        for outcome in OUTCOMES {
+        for outcome in outcomes() {
             let count = cases.iter().filter(|c| c.outcome == outcome).count();
             let class = if count == 0 { "n zero" } else { "n" };
             let _ = write!(page, "<td class=\"{class}\">{count}</td>");

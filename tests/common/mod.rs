@@ -53,3 +53,11 @@ pub fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
         parcall::json::to_serde_json(&report),
     )
 }
+
+/// An empty folder of this test process's own under the system's temporary folder.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("parcall-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
