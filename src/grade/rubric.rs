@@ -3,7 +3,7 @@
 
 use crate::json;
 use crate::report::Report;
-use crate::spec::{Function, Level, Spec};
+use crate::spec::{Function, Spec};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -87,11 +87,13 @@ impl Rubric {
             .iter()
             .filter(|r| functions.contains(&r.function))
             .map(|r| {
-                // A MAY states a freedom, not a rule to keep: every submission that keeps
-                // the MUSTs has it, so it earns nothing unless the rubric names it.
-                let default = match r.level {
-                    Level::May => 0.0,
-                    Level::Must | Level::Should => file.default_points,
+                // A MAY states a freedom every submission that keeps the MUSTs has, and the
+                // SANDBOX-* requirements describe the provided sandbox, which students do
+                // not write: neither earns anything unless the rubric names it.
+                let default = if r.earns_points_by_default() {
+                    file.default_points
+                } else {
+                    0.0
                 };
                 (
                     r.id.clone(),
@@ -132,5 +134,27 @@ impl Rubric {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rubric;
+    use crate::spec::{Function, Spec};
+
+    #[test]
+    fn the_default_rubric_scores_only_what_a_student_writes() {
+        let spec = Spec::embedded().unwrap();
+        let rubric = Rubric::default_for(&spec, &Function::ALL);
+        let ids: Vec<&String> = rubric.points.keys().collect();
+        assert!(ids.iter().all(|id| !id.starts_with("SANDBOX-")), "{ids:?}");
+        assert!(!ids.iter().any(|id| *id == "EXEC-DISPATCH-ANY-ORDER"));
+        assert!(ids.iter().any(|id| *id == "EXEC-ID-GENERATED"));
+        let expected = spec
+            .requirements
+            .iter()
+            .filter(|r| r.earns_points_by_default())
+            .count();
+        assert_eq!(rubric.max_score(), expected as f64);
     }
 }

@@ -32,9 +32,19 @@ pub fn requirements_section(spec: &Spec) -> String {
                 .filter(|c| c.requirements().contains(&requirement.id))
                 .map(|c| format!("`{}`", c.id()))
                 .collect();
+            let note = if requirement.describes_the_sandbox() {
+                "*Of the provided sandbox:* this describes what the exercise's sandbox answers, \
+                 not a choice of the implementation; it is checked against the reference and \
+                 worth 0 points in the default grading rubric.\n\n"
+            } else if requirement.level == super::requirements::Level::May {
+                "*A freedom:* its cases check that the suite accepts every allowed choice; \
+                 worth 0 points in the default grading rubric.\n\n"
+            } else {
+                ""
+            };
             writeln!(
                 out,
-                "### {} ({}, RULINGS {})\n\n{}\n\n*Why:* {}\n\n*Cases:* {}\n",
+                "### {} ({}, RULINGS {})\n\n{}\n\n{note}*Why:* {}\n\n*Cases:* {}\n",
                 requirement.id,
                 requirement.level.as_str(),
                 requirement.ruling,

@@ -67,6 +67,21 @@ impl std::fmt::Display for Function {
     }
 }
 
+impl Requirement {
+    /// Whether it describes the sandbox the exercise provides (RULINGS A, "The sandbox
+    /// dispatch"), which parcall replaces with its own answers: checked against the
+    /// reference, but nothing an implementation of the function decides (RULINGS D).
+    pub fn describes_the_sandbox(&self) -> bool {
+        self.ruling == "sandbox"
+    }
+
+    /// Whether the default rubric gives it points: a rule the implementation must keep,
+    /// not a freedom (MAY) and not a property of the provided sandbox.
+    pub fn earns_points_by_default(&self) -> bool {
+        self.level != Level::May && !self.describes_the_sandbox()
+    }
+}
+
 /// RFC 2119 strength.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Level {
