@@ -139,12 +139,30 @@ def strict(value):
     return value
 
 
+def escape_invisible(text):
+    """Writes every character Python does not call printable (controls, U+007F, format and
+    separator characters such as U+200B and U+2028, unassigned and private ones) as a \\u
+    escape, astral ones as a surrogate pair, so a person reading a case file sees them.
+    They only occur inside JSON strings, where the escape means the same character."""
+    out = []
+    for c in text:
+        if c == "\n" or c.isprintable():
+            out.append(c)
+        elif ord(c) > 0xFFFF:
+            high, low = divmod(ord(c) - 0x10000, 0x400)
+            out.append("\\u%04x\\u%04x" % (0xD800 + high, 0xDC00 + low))
+        else:
+            out.append("\\u%04x" % ord(c))
+    return "".join(out)
+
+
 def write_all(root):
     for (function, topic), content in FILES.items():
         text = json.dumps(strict(content), indent=2, ensure_ascii=False, allow_nan=False)
         # Longest index first, so @@RAW1@@ never eats the start of @@RAW12@@.
         for index in reversed(range(len(RAW))):
             text = text.replace(f'"@@RAW{index}@@"', RAW[index])
+        text = escape_invisible(text)
         folder = os.path.join(root, "spec", "cases", function)
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, f"{topic}.json"), "w", encoding="utf-8") as f:

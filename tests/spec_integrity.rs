@@ -265,3 +265,54 @@ fn the_built_in_spec_is_the_source_trees() {
     assert_eq!(embedded.requirements, bundled.requirements);
     assert_eq!(embedded.cases, bundled.cases);
 }
+
+/// People read case files: every character Python does not call printable (controls,
+/// U+007F, U+200B, U+2028, noncharacters) is written as a `\u` escape, never raw.
+#[test]
+fn case_files_show_every_invisible_character_as_an_escape() {
+    let mut raw = Vec::new();
+    for path in case_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (index, line) in text.lines().enumerate() {
+            for c in line
+                .chars()
+                .filter(|c| !parcall::reference::is_printable(*c))
+            {
+                raw.push(format!(
+                    "{}:{}: U+{:04X}",
+                    path.display(),
+                    index + 1,
+                    c as u32
+                ));
+            }
+        }
+    }
+    assert!(
+        raw.is_empty(),
+        "write these as \\u escapes (scripts/author_cases.py does):\n{}",
+        raw.join("\n")
+    );
+}
+
+/// `max_parallel` is any integer from 0 to 2^64 - 1 for the schema and the loader alike.
+#[rstest::rstest]
+#[case::largest("18446744073709551615", true)]
+#[case::beyond("36893488147419103232", false)]
+#[case::negative("-1", false)]
+#[case::null("null", true)]
+fn schema_and_loader_agree_on_the_range_of_max_parallel(#[case] value: &str, #[case] valid: bool) {
+    let original =
+        std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/limit.json")).unwrap();
+    let compact = reformat_compact(&original);
+    let at = compact
+        .find("\"max_parallel\": ")
+        .expect("limit.json sets max_parallel")
+        + 16;
+    let end = at + compact[at..].find([',', '}']).unwrap();
+    let changed = format!("{}{value}{}", &compact[..at], &compact[end..]);
+    let value = json::parse(&changed).unwrap();
+    let schema_ok = validator(&spec::case_file_schema()).is_valid(&to_serde(&value));
+    let dir = copy_spec_with("execute_tool_calls/limit.json", &changed);
+    let loader_ok = Spec::load(dir.path()).is_ok();
+    assert_eq!((schema_ok, loader_ok), (valid, valid));
+}

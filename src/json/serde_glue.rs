@@ -44,9 +44,12 @@ impl<'de> de::Deserializer<'de> for &'de Value {
         match self {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(*b),
-            Value::Int(i) => match i.as_i64() {
-                Some(n) => visitor.visit_i64(n),
-                None => visitor.visit_map(IntAccess(Some(i.as_str()))),
+            // An integer reaches a typed field as i64 or u64 when it fits one (so a `u64`
+            // field takes all of 0..=2^64-1), and as its exact digits otherwise.
+            Value::Int(i) => match (i.as_i64(), i.as_str().parse::<u64>()) {
+                (Some(n), _) => visitor.visit_i64(n),
+                (None, Ok(n)) => visitor.visit_u64(n),
+                (None, Err(_)) => visitor.visit_map(IntAccess(Some(i.as_str()))),
             },
             Value::Float(f) => visitor.visit_f64(*f),
             Value::Str(s) => visitor.visit_borrowed_str(s),

@@ -65,8 +65,10 @@ pub struct ExecBatch {
     /// Passed as given; must be inside the domain (RULINGS A).
     #[schemars(schema_with = "schemas::exec_calls")]
     pub calls: Value,
-    /// Omitted: the function is called without it, testing the default of 4.
+    /// Omitted or `null`: the function is called without it, testing the default of 4.
+    /// Any integer from 0 to 2^64 - 1 (the loader reads it as an unsigned 64-bit integer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("maximum" = 18_446_744_073_709_551_615_u64))]
     pub max_parallel: Option<u64>,
     /// The list of tool messages.
     #[schemars(schema_with = "schemas::exec_messages")]
