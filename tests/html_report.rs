@@ -21,7 +21,9 @@ fn chromium() -> Option<&'static str> {
 
 /// The DOM as the browser built it from `page`, with the network off.
 fn rendered(browser: &str, page: &Path) -> String {
-    let profile = temp_dir("profile");
+    // A profile per page: tests run in parallel and must not share one.
+    let name = page.file_stem().unwrap_or_default().to_string_lossy();
+    let profile = temp_dir(&format!("profile-{name}"));
     let output = Command::new(browser)
         .args([
             "--headless",
@@ -53,10 +55,6 @@ fn parcall_in(dir: &Path, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn the_check_page_shows_the_verdict_the_matrix_and_each_failure() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium here (.ci/run installs Debian's `chromium`)");
-        return;
-    };
     let dir = temp_dir("check");
     // A module whose output tries to inject markup into the page.
     let source = std::fs::read_to_string(
@@ -93,6 +91,15 @@ fn the_check_page_shows_the_verdict_the_matrix_and_each_failure() {
         !html.contains("http://") && !html.contains("https://"),
         "the page loads nothing"
     );
+    assert!(
+        html.contains("&lt;script&gt;document.title"),
+        "printed text is escaped"
+    );
+    assert!(!html.contains("<script") && !html.contains("<b>bold</b>"));
+    let Some(browser) = chromium() else {
+        eprintln!("skipped the rendering: no Chromium here (.ci/run installs Debian's `chromium`)");
+        return;
+    };
     let dom = rendered(browser, &page);
     assert!(
         dom.contains("id=\"verdict\" class=\"verdict fail\">does not conform</span>"),
@@ -115,10 +122,6 @@ fn the_check_page_shows_the_verdict_the_matrix_and_each_failure() {
 
 #[test]
 fn the_class_page_shows_a_heatmap_and_what_to_teach_again() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no Chromium here (.ci/run installs Debian's `chromium`)");
-        return;
-    };
     let dir = temp_dir("class");
     let class = dir.join("class");
     std::fs::create_dir_all(&class).unwrap();
@@ -146,6 +149,15 @@ fn the_class_page_shows_a_heatmap_and_what_to_teach_again() {
         ],
     );
     assert!(output.status.success(), "{output:?}");
+    let html = std::fs::read_to_string(out.join("class.html")).unwrap();
+    assert!(
+        html.contains("bob&lt;img src=x&gt;") && !html.contains("<img"),
+        "names are text"
+    );
+    let Some(browser) = chromium() else {
+        eprintln!("skipped the rendering: no Chromium here (.ci/run installs Debian's `chromium`)");
+        return;
+    };
     let dom = rendered(browser, &out.join("class.html"));
     assert!(dom.contains("2 submissions"), "{dom}");
     assert!(dom.contains("<td>alice</td>"), "{dom}");

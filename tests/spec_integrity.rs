@@ -215,6 +215,11 @@ fn copy_dir(from: &Path, to: &Path) {
     "\"b\": 99999999999999999999}}, {\"tool\": \"lookup_doc\"",
     "outside the sandbox's range"
 )]
+#[case::a_message_missing(
+    ", {\"role\": \"tool\", \"tool_call_id\": \"toolu_02\", \"content\": \"24C, clear\"}]",
+    "]",
+    "expects 1 messages for 2 calls"
+)]
 fn loader_names_the_problem(#[case] from: &str, #[case] to: &str, #[case] message: &str) {
     let original =
         std::fs::read_to_string(spec_root().join("cases/execute_tool_calls/seed.json")).unwrap();

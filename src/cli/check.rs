@@ -10,6 +10,7 @@ use crate::runner::{self, Run, Settings};
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
 use std::io::{IsTerminal, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 /// Generated cases per function unless told otherwise.
@@ -89,6 +90,13 @@ fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<()
         .unwrap_or(std::path::Path::new("."));
     let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(fail)?;
     temporary.write_all(&text).map_err(fail)?;
+    // A report is for everyone who reads the build, not only its owner (temporary files
+    // are created 0600).
+    let readable = std::fs::Permissions::from_mode(0o644);
+    temporary
+        .as_file()
+        .set_permissions(readable)
+        .map_err(fail)?;
     temporary.persist(path).map(drop).map_err(|e| fail(e.error))
 }
 
@@ -178,7 +186,11 @@ fn replays_regressions(args: &CheckArgs) -> bool {
 /// same module named from another folder is the same implementation), or the `--cmd` line.
 fn implementation_key(args: &CheckArgs) -> String {
     match (&args.cmd, &args.implementation) {
-        (Some(cmd), _) => format!("cmd: {cmd}"),
+        // A command line means different programs in different folders.
+        (Some(cmd), _) => {
+            let folder = std::env::current_dir().unwrap_or_default();
+            format!("cmd: {cmd} (in {})", folder.display())
+        }
         (None, Some(path)) => {
             let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
             format!("module: {}", path.display())

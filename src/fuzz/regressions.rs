@@ -116,6 +116,9 @@ pub fn record(
     implementation: &str,
     case: &SpecCase,
 ) -> Result<bool, RegressionsError> {
+    // Two checks run from one folder at once must not lose each other's counterexamples:
+    // the read-modify-write happens under an exclusive lock on a file beside it.
+    let _lock = lock_beside(path)?;
     let mut file = read_file(path)?;
     let origin = path.display().to_string();
     let known = file
@@ -161,6 +164,31 @@ pub fn save_case_file(dir: &Path, case: &SpecCase) -> Result<std::path::PathBuf,
     Ok(path)
 }
 
+/// An exclusive `flock` on `<path>.lock`, held until the returned file is dropped.
+fn lock_beside(path: &Path) -> Result<std::fs::File, RegressionsError> {
+    use std::os::fd::AsRawFd;
+    let lock_error = |message: String| RegressionsError::Write {
+        path: path.display().to_string(),
+        message: format!("cannot lock: {message}"),
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| lock_error(e.to_string()))?;
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(std::path::PathBuf::from(name))
+        .map_err(|e| lock_error(e.to_string()))?;
+    // SAFETY: flock on a descriptor this function owns; it blocks only on another parcall.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(lock_error(std::io::Error::last_os_error().to_string()));
+    }
+    Ok(file)
+}
+
 /// Writes pretty JSON in Python's dialect (NaN and the infinities survive) through a
 /// temporary file and a rename, so a crash never leaves a half-written file behind.
 fn write_json(path: &Path, value: &Value) -> Result<(), RegressionsError> {
@@ -173,7 +201,17 @@ fn write_json(path: &Path, value: &Value) -> Result<(), RegressionsError> {
     }
     let mut text = json::dumps(value, json::Style::FILE);
     text.push('\n');
-    let temporary = path.with_extension("json.tmp");
-    std::fs::write(&temporary, text).map_err(|e| write_error(e.to_string()))?;
-    std::fs::rename(&temporary, path).map_err(|e| write_error(e.to_string()))
+    let directory = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // A temporary name of its own, so concurrent writers never share one.
+    let mut temporary =
+        tempfile::NamedTempFile::new_in(directory).map_err(|e| write_error(e.to_string()))?;
+    std::io::Write::write_all(&mut temporary, text.as_bytes())
+        .map_err(|e| write_error(e.to_string()))?;
+    temporary
+        .persist(path)
+        .map(drop)
+        .map_err(|e| write_error(e.error.to_string()))
 }

@@ -317,6 +317,14 @@ fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
         if let Err(error) = checked {
             problems.push(format!("batch {}: outside the domain: {error}", index + 1));
         }
+        let calls = batch.calls.as_list().map_or(0, <[Value]>::len);
+        let messages = batch.expected.as_list().map_or(0, <[Value]>::len);
+        if calls != messages {
+            problems.push(format!(
+                "batch {}: expects {messages} messages for {calls} calls (RULINGS A1: one per call)",
+                index + 1
+            ));
+        }
     }
     if let Dispatch::Scripted { tools } = &case.dispatch {
         for (name, script) in tools {
