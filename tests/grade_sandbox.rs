@@ -7,6 +7,7 @@ mod common;
 use common::root;
 use parcall::grade::sandbox::Capabilities;
 use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
@@ -189,7 +190,7 @@ fn links_fifos_and_special_files_are_refused_with_a_reason() {
     let answers = work.path().join("answers.py");
     std::fs::copy(root().join(SOLUTION), &answers).unwrap();
     for file in [&secret, &answers] {
-        std::fs::set_permissions(file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        std::fs::set_permissions(file, PermissionsExt::from_mode(0o600))
             .unwrap();
     }
     std::os::unix::fs::symlink(&secret, class.join("shadow.py")).unwrap();
@@ -356,12 +357,18 @@ fn bare_file_names_are_hidden_too() {
     if !sandboxed() {
         return;
     }
-    let work = tempfile::tempdir().unwrap();
+    // Outside /tmp and the source tree (both hidden for other reasons) and readable by
+    // anyone, so only hiding the class folder keeps the spy out.
+    let work = tempfile::Builder::new().tempdir_in("/run").unwrap();
+    std::fs::set_permissions(work.path(), PermissionsExt::from_mode(0o755)).unwrap();
     let settings = serde_json::json!({ "class_dir": work.path().join("class") });
     let class = class_with(work.path(), &["spies_on_class"], &settings);
     let secret = format!("SECRET-BARE-{}", std::process::id());
     let alice = std::fs::read_to_string(class.join("alice.py")).unwrap();
     std::fs::write(class.join("alice.py"), format!("# {secret}\n{alice}")).unwrap();
+    for dir in [class.clone(), class.join("spies_on_class")] {
+        std::fs::set_permissions(dir, PermissionsExt::from_mode(0o755)).unwrap();
+    }
     let out = work.path().join("out");
     let output = grade_in(
         &class,
