@@ -81,9 +81,11 @@ fn planted_links_in_out_are_replaced_not_followed() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let book = std::fs::symlink_metadata(out.join("gradebook.json")).unwrap();
     assert!(book.is_file(), "the gradebook is still a link");
-    assert!(std::fs::symlink_metadata(out.join("submissions/alice/gradescope.json"))
-        .unwrap()
-        .is_file());
+    assert!(
+        std::fs::symlink_metadata(out.join("submissions/alice/gradescope.json"))
+            .unwrap()
+            .is_file()
+    );
 }
 
 #[test]
@@ -98,7 +100,9 @@ fn submission_names_cannot_collide_with_the_runs_files() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let csv = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
     assert_eq!(csv.lines().count(), 5, "{csv}");
-    assert!(std::fs::metadata(out.join("gradebook.json")).unwrap().is_file());
+    assert!(std::fs::metadata(out.join("gradebook.json"))
+        .unwrap()
+        .is_file());
 }
 
 #[test]
@@ -106,7 +110,13 @@ fn formulas_and_control_characters_in_names_are_neutralised() {
     let _serial = serial();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
-    for name in ["=1+2.py", "@SUM(A1).py", "+cmd.py", "-2.py", "\x1b]0;owned\x07\x1b[2Jbell.py"] {
+    for name in [
+        "=1+2.py",
+        "@SUM(A1).py",
+        "+cmd.py",
+        "-2.py",
+        "\x1b]0;owned\x07\x1b[2Jbell.py",
+    ] {
         copy(SOLUTION, &class.join(name));
     }
     let out = work.path().join("out");
@@ -159,8 +169,20 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
     let out = work.path().join("out");
     let before = workspaces();
     let mut child = Command::new(env!("CARGO_BIN_EXE_parcall"))
-        .args(["grade", class.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .args(["--seed", "5", "--fuzz", "0", "--function", "execute_tool_calls"])
+        .args([
+            "grade",
+            class.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args([
+            "--seed",
+            "5",
+            "--fuzz",
+            "0",
+            "--function",
+            "execute_tool_calls",
+        ])
         .args(["--jobs", "1", "--timeout", "5"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -191,7 +213,11 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         next.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(workspaces(), before, "the killed run's workspace is still there");
+    assert_eq!(
+        workspaces(),
+        before,
+        "the killed run's workspace is still there"
+    );
 }
 
 #[test]

@@ -174,9 +174,16 @@ fn inherited_descriptors_do_not_reach_submissions() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "fd 8 was written");
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "",
+        "fd 8 was written"
+    );
     let results = results_of(&out, "inherited_fds");
-    assert!(results.contains("FD-SCAN"), "the attack did not report: {results}");
+    assert!(
+        results.contains("FD-SCAN"),
+        "the attack did not report: {results}"
+    );
     assert!(!results.contains("SECRET-FD"), "fd 7 was read: {results}");
 }
 
@@ -190,8 +197,7 @@ fn links_fifos_and_special_files_are_refused_with_a_reason() {
     let answers = work.path().join("answers.py");
     std::fs::copy(root().join(SOLUTION), &answers).unwrap();
     for file in [&secret, &answers] {
-        std::fs::set_permissions(file, PermissionsExt::from_mode(0o600))
-            .unwrap();
+        std::fs::set_permissions(file, PermissionsExt::from_mode(0o600)).unwrap();
     }
     std::os::unix::fs::symlink(&secret, class.join("shadow.py")).unwrap();
     std::os::unix::fs::symlink(&answers, class.join("answers.py")).unwrap();
@@ -226,7 +232,12 @@ fn workspaces() -> BTreeSet<PathBuf> {
         .chain(std::fs::read_dir(std::env::temp_dir()))
         .flat_map(|entries| entries.flatten())
         .map(|e| e.path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("parcall-grade-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("parcall-grade-")
+        })
         .collect()
 }
 

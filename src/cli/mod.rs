@@ -101,7 +101,9 @@ pub struct GradeArgs {
 fn seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
-        _ => Err(format!("`{text}` is not a number of seconds between 0 and 86400")),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds between 0 and 86400"
+        )),
     }
 }
 

@@ -34,7 +34,10 @@ impl Cgroups {
             Ok(controllers) => {
                 let has = |c: &str| controllers.split_whitespace().any(|x| x == c);
                 if !(has("memory") && has("pids")) {
-                    return Err(format!("cgroup v2 without the memory and pids controllers: `{}`", controllers.trim()));
+                    return Err(format!(
+                        "cgroup v2 without the memory and pids controllers: `{}`",
+                        controllers.trim()
+                    ));
                 }
                 Cgroups {
                     version: Version::V2,
@@ -55,10 +58,20 @@ impl Cgroups {
 
     /// One line for `parcall doctor`.
     pub fn describe(&self) -> String {
-        let shown: Vec<String> = self.parents.iter().map(|p| p.display().to_string()).collect();
+        let shown: Vec<String> = self
+            .parents
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         match self.version {
-            Version::V2 => format!("cgroup v2 memory.max, memory.swap.max, pids.max under {}", shown.join(", ")),
-            Version::V1 => format!("cgroup v1 memory.limit_in_bytes, pids.max under {}", shown.join(", ")),
+            Version::V2 => format!(
+                "cgroup v2 memory.max, memory.swap.max, pids.max under {}",
+                shown.join(", ")
+            ),
+            Version::V1 => format!(
+                "cgroup v1 memory.limit_in_bytes, pids.max under {}",
+                shown.join(", ")
+            ),
         }
     }
 
@@ -114,7 +127,11 @@ fn v1_parent(controller: &str) -> Result<PathBuf, String> {
     let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
     let path = own
         .lines()
-        .filter_map(|l| l.splitn(3, ':').nth(1).zip(l.splitn(3, ':').nth(2)))
+        .filter_map(|l| {
+            // `hierarchy-id:controllers:path`; the path may itself hold colons.
+            let mut fields = l.splitn(3, ':').skip(1);
+            Some((fields.next()?, fields.next()?))
+        })
         .find(|(controllers, _)| controllers.split(',').any(|c| c == controller))
         .map(|(_, path)| path.trim_start_matches('/').to_owned())
         .ok_or_else(|| format!("no cgroup v1 `{controller}` hierarchy"))?;
@@ -127,7 +144,8 @@ fn v1_parent(controller: &str) -> Result<PathBuf, String> {
 }
 
 fn write(path: &Path, value: &str) -> io::Result<()> {
-    std::fs::write(path, value).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    std::fs::write(path, value)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 /// The groups of one grading run.
@@ -140,7 +158,11 @@ pub struct RunGroups {
 impl RunGroups {
     /// A group for submission `index` limited to `memory` bytes and `pids` tasks together.
     pub fn submission(&self, index: usize, memory: u64, pids: u64) -> io::Result<Group> {
-        let dirs: Vec<PathBuf> = self.dirs.iter().map(|d| d.join(format!("submission-{index}"))).collect();
+        let dirs: Vec<PathBuf> = self
+            .dirs
+            .iter()
+            .map(|d| d.join(format!("submission-{index}")))
+            .collect();
         for dir in &dirs {
             std::fs::create_dir(dir)?;
         }
@@ -157,8 +179,14 @@ impl RunGroups {
                 write(&dir.join("pids.max"), &pids.to_string())?;
             }
             Version::V1 => {
-                write(&group.dirs[0].join("memory.limit_in_bytes"), &memory.to_string())?;
-                let _ = write(&group.dirs[0].join("memory.memsw.limit_in_bytes"), &memory.to_string());
+                write(
+                    &group.dirs[0].join("memory.limit_in_bytes"),
+                    &memory.to_string(),
+                )?;
+                let _ = write(
+                    &group.dirs[0].join("memory.memsw.limit_in_bytes"),
+                    &memory.to_string(),
+                );
                 write(&group.dirs[1].join("pids.max"), &pids.to_string())?;
             }
         }

@@ -144,8 +144,7 @@ fn class(dir: &Path) -> Result<Vec<Submission>, String> {
                 refused(
                     &entry,
                     name,
-                    "a submission folder must hold exactly one .py module and no sub-folder"
-                        .into(),
+                    "a submission folder must hold exactly one .py module and no sub-folder".into(),
                 )
             }));
         } else if is_module(&entry) {

@@ -241,7 +241,12 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
         let note = g
             .error()
             .cloned()
-            .map(|e| format!("  ({})", escape::terminal(e.lines().next().unwrap_or_default())))
+            .map(|e| {
+                format!(
+                    "  ({})",
+                    escape::terminal(e.lines().next().unwrap_or_default())
+                )
+            })
             .unwrap_or_default();
         let score = format!("{}/{}", fmt_points(g.score), fmt_points(g.max_score));
         let _ = writeln!(

@@ -50,11 +50,15 @@ pub enum Refusal {
 pub fn copy_in(source: &Path, dest: &Path, bounds: Bounds) -> Result<(), Refusal> {
     let parent = source.parent().unwrap_or(Path::new("/"));
     let name = source.file_name().unwrap_or(OsStr::new("."));
-    let parent_fd = open_at(None, parent.as_os_str(), libc::O_DIRECTORY)
-        .map_err(|e| unreadable(parent, e))?;
+    let parent_fd =
+        open_at(None, parent.as_os_str(), libc::O_DIRECTORY).map_err(|e| unreadable(parent, e))?;
     let dest_fd = open_at(None, dest.as_os_str(), libc::O_DIRECTORY | libc::O_NOFOLLOW)
         .map_err(|e| unreadable(dest, e))?;
-    let mut budget = Budget { left: bounds.bytes, files: 0, bounds };
+    let mut budget = Budget {
+        left: bounds.bytes,
+        files: 0,
+        bounds,
+    };
     let (fd, kind) = open_entry(&parent_fd, name, &display(source))?;
     match kind {
         Kind::File(size) => copy_file(fd, size, &dest_fd, name, &display(source), &mut budget),
@@ -105,11 +109,22 @@ fn open_entry(dir: &OwnedFd, name: &OsStr, shown: &str) -> Result<(OwnedFd, Kind
         Ok(fd) => fd,
         // O_NOFOLLOW on a link fails with ELOOP.
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(Refusal::Link(shown.into())),
-        Err(source) => return Err(Refusal::Unreadable { path: shown.into(), source }),
+        Err(source) => {
+            return Err(Refusal::Unreadable {
+                path: shown.into(),
+                source,
+            })
+        }
     };
-    let meta = File::from(fd.try_clone().map_err(|e| Refusal::Unreadable { path: shown.into(), source: e })?)
-        .metadata()
-        .map_err(|source| Refusal::Unreadable { path: shown.into(), source })?;
+    let meta = File::from(fd.try_clone().map_err(|e| Refusal::Unreadable {
+        path: shown.into(),
+        source: e,
+    })?)
+    .metadata()
+    .map_err(|source| Refusal::Unreadable {
+        path: shown.into(),
+        source,
+    })?;
     let kind = meta.file_type();
     if kind.is_file() {
         Ok((fd, Kind::File(meta.len())))
@@ -124,7 +139,10 @@ fn open_entry(dir: &OwnedFd, name: &OsStr, shown: &str) -> Result<(OwnedFd, Kind
         } else {
             "device"
         };
-        Err(Refusal::Special { path: shown.into(), kind })
+        Err(Refusal::Special {
+            path: shown.into(),
+            kind,
+        })
     }
 }
 
@@ -145,7 +163,10 @@ fn copy_file(
         return Err(Refusal::TooLarge(budget.bounds.bytes));
     }
     budget.left -= size;
-    let fail = |source| Refusal::Unreadable { path: shown.into(), source };
+    let fail = |source| Refusal::Unreadable {
+        path: shown.into(),
+        source,
+    };
     let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
     let mut target = File::from(open_at(Some(dest), name, flags).map_err(fail)?);
     // Read no more than was accounted for, whatever the file grows to meanwhile.
@@ -154,7 +175,13 @@ fn copy_file(
     target.flush().map_err(fail)
 }
 
-fn copy_dir(fd: OwnedFd, dest: &OwnedFd, shown: &Path, depth: usize, budget: &mut Budget) -> Result<(), Refusal> {
+fn copy_dir(
+    fd: OwnedFd,
+    dest: &OwnedFd,
+    shown: &Path,
+    depth: usize,
+    budget: &mut Budget,
+) -> Result<(), Refusal> {
     if depth > budget.bounds.depth {
         return Err(Refusal::TooDeep(budget.bounds.depth));
     }
@@ -177,7 +204,8 @@ fn copy_dir(fd: OwnedFd, dest: &OwnedFd, shown: &Path, depth: usize, budget: &mu
         match kind {
             Kind::File(size) => copy_file(child, size, dest, &name, &display(&path), budget)?,
             Kind::Dir => {
-                let mk = CString::new(name.as_bytes()).map_err(|_| unreadable(&path, io::ErrorKind::InvalidInput.into()))?;
+                let mk = CString::new(name.as_bytes())
+                    .map_err(|_| unreadable(&path, io::ErrorKind::InvalidInput.into()))?;
                 // SAFETY: mkdirat reads a NUL-terminated name relative to an fd we own.
                 if unsafe { libc::mkdirat(dest.as_raw_fd(), mk.as_ptr(), 0o755) } != 0 {
                     return Err(unreadable(&path, io::Error::last_os_error()));
@@ -208,9 +236,15 @@ mod tests {
         std::fs::write(dir.path().join("s/main.py"), "x = 1\n").unwrap();
         std::fs::write(dir.path().join("s/pkg/util.py"), "y = 2\n").unwrap();
         let dest = copied(&dir.path().join("s"), BOUNDS).unwrap();
-        assert_eq!(std::fs::read_to_string(dest.path().join("pkg/util.py")).unwrap(), "y = 2\n");
+        assert_eq!(
+            std::fs::read_to_string(dest.path().join("pkg/util.py")).unwrap(),
+            "y = 2\n"
+        );
         let single = copied(&dir.path().join("s/main.py"), BOUNDS).unwrap();
-        assert_eq!(std::fs::read_to_string(single.path().join("main.py")).unwrap(), "x = 1\n");
+        assert_eq!(
+            std::fs::read_to_string(single.path().join("main.py")).unwrap(),
+            "x = 1\n"
+        );
     }
 
     #[test]
@@ -222,11 +256,26 @@ mod tests {
         let fifo = CString::new(d.join("fifo.py").as_os_str().as_bytes()).unwrap();
         // SAFETY: mkfifo reads a NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
-        std::fs::File::create(d.join("sparse.py")).unwrap().set_len(1 << 30).unwrap();
-        assert!(matches!(copied(&d.join("link.py"), BOUNDS), Err(Refusal::Link(_))));
-        assert!(matches!(copied(&d.join("fifo.py"), BOUNDS), Err(Refusal::Special { kind: "FIFO", .. })));
-        assert!(matches!(copied(&d.join("sparse.py"), BOUNDS), Err(Refusal::TooLarge(_))));
+        std::fs::File::create(d.join("sparse.py"))
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        assert!(matches!(
+            copied(&d.join("link.py"), BOUNDS),
+            Err(Refusal::Link(_))
+        ));
+        assert!(matches!(
+            copied(&d.join("fifo.py"), BOUNDS),
+            Err(Refusal::Special { kind: "FIFO", .. })
+        ));
+        assert!(matches!(
+            copied(&d.join("sparse.py"), BOUNDS),
+            Err(Refusal::TooLarge(_))
+        ));
         let few = Bounds { files: 2, ..BOUNDS };
-        assert!(matches!(copied(d, few), Err(Refusal::Link(_) | Refusal::TooMany(2) | Refusal::Special { .. })));
+        assert!(matches!(
+            copied(d, few),
+            Err(Refusal::Link(_) | Refusal::TooMany(2) | Refusal::Special { .. })
+        ));
     }
 }

@@ -154,7 +154,9 @@ impl Grading<'_> {
             Err(PrepareError::Refused(refusal)) => {
                 return self.not_graded(submission, None, Some(refusal.to_string()), started)
             }
-            Err(error) => return self.not_graded(submission, Some(error.to_string()), None, started),
+            Err(error) => {
+                return self.not_graded(submission, Some(error.to_string()), None, started)
+            }
         };
         let plan = fuzz::CheckPlan {
             spec: self.spec,

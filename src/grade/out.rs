@@ -88,11 +88,8 @@ impl OutDir {
             TEMPORARY.fetch_add(1, Ordering::Relaxed)
         );
         let temp = c_name(&temporary)?;
-        let flags = libc::O_WRONLY
-            | libc::O_CREAT
-            | libc::O_EXCL
-            | libc::O_NOFOLLOW
-            | libc::O_CLOEXEC;
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         // SAFETY: openat with a NUL-terminated name; the fd it returns is ours.
         let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), temp.as_ptr(), flags, 0o644) })?;
         // SAFETY: a fresh fd from openat.
@@ -118,8 +115,9 @@ impl OutDir {
                 libc::unlinkat(self.fd.as_raw_fd(), temp.as_ptr(), 0);
             }
         }
-        written
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.path.join(name).display())))
+        written.map_err(|e| {
+            io::Error::new(e.kind(), format!("{}: {e}", self.path.join(name).display()))
+        })
     }
 }
 
@@ -139,8 +137,13 @@ mod tests {
         let alice = out.subdir("alice").unwrap();
         alice.write("victim", b"feedback").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "VICTIM");
-        assert_eq!(std::fs::read_to_string(out.path().join("book.csv")).unwrap(), "grades");
-        assert!(std::fs::symlink_metadata(out.path().join("alice")).unwrap().is_dir());
+        assert_eq!(
+            std::fs::read_to_string(out.path().join("book.csv")).unwrap(),
+            "grades"
+        );
+        assert!(std::fs::symlink_metadata(out.path().join("alice"))
+            .unwrap()
+            .is_dir());
     }
 
     #[test]

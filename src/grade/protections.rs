@@ -43,7 +43,10 @@ impl Capabilities {
             .output();
         let (namespaces, namespace_error) = match probe {
             Ok(output) if output.status.success() => (true, String::new()),
-            Ok(output) => (false, String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+            Ok(output) => (
+                false,
+                String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            ),
             Err(error) => (false, format!("cannot run `unshare`: {error}")),
         };
         let setpriv = Command::new("setpriv")
@@ -98,14 +101,21 @@ impl Capabilities {
 
     /// Every protection, active or not, for `parcall doctor` and the gradebook.
     pub fn protections(&self, limits: &Limits, budget: Duration) -> Vec<Protection> {
-        let limit = |value: Option<u64>, unit: &str| value.map_or("off".to_owned(), |v| format!("{v} {unit}"));
-        let always = |name, detail: String| Protection { name, active: true, detail };
+        let limit = |value: Option<u64>, unit: &str| {
+            value.map_or("off".to_owned(), |v| format!("{v} {unit}"))
+        };
+        let always = |name, detail: String| Protection {
+            name,
+            active: true,
+            detail,
+        };
         let isolated = |name, what: &str| Protection {
             name,
             active: self.isolated(),
             detail: self.namespace_detail(what),
         };
-        let (memory_active, memory_detail) = self.cgroup_detail(&limit(limits.memory_bytes.map(|b| b >> 20), "MiB"));
+        let (memory_active, memory_detail) =
+            self.cgroup_detail(&limit(limits.memory_bytes.map(|b| b >> 20), "MiB"));
         let (pids_active, pids_detail) = self.cgroup_detail(&limit(limits.processes, "tasks"));
         vec![
             always("safe copy in", format!("regular files only (no links, FIFOs, devices), opened without following links or blocking; at most {} MiB apparent size, {} files", BOUNDS.bytes >> 20, BOUNDS.files)),

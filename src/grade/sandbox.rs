@@ -190,7 +190,12 @@ impl Sandbox {
 
     /// Copies the submission into a folder of its own and builds the command that runs it.
     /// Slot 0 is the canary's; submission `index` takes slot `index + 1`.
-    pub fn prepare(&self, slot: usize, source: &Path, module: &Path) -> Result<Prepared, PrepareError> {
+    pub fn prepare(
+        &self,
+        slot: usize,
+        source: &Path,
+        module: &Path,
+    ) -> Result<Prepared, PrepareError> {
         let folder = self.workspace.path().join(format!("submission-{slot}"));
         std::fs::create_dir(&folder)?;
         let mut prepared = Prepared {
@@ -224,7 +229,11 @@ impl Sandbox {
             Some(lease) => lease.uid(slot)?,
             None => 0,
         };
-        let home = if isolated { work.join("home") } else { stage.clone() };
+        let home = if isolated {
+            work.join("home")
+        } else {
+            stage.clone()
+        };
         let target: Vec<OsString> = vec![
             self.python.clone(),
             "-I".into(),
@@ -239,7 +248,11 @@ impl Sandbox {
                 prepared.group = Some(groups.submission(slot, memory, pids)?);
             }
             std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
-            let procs = prepared.group.as_ref().map(Group::procs_files).unwrap_or_default();
+            let procs = prepared
+                .group
+                .as_ref()
+                .map(Group::procs_files)
+                .unwrap_or_default();
             let mut args: Vec<OsString> = NAMESPACES.iter().map(OsString::from).collect();
             args.extend(["--", "sh", "-c", INSIDE, "parcall-sandbox"].map(OsString::from));
             args.extend([uid.to_string().into(), SCRATCH_BYTES.to_string().into()]);
@@ -262,7 +275,11 @@ impl Sandbox {
             prepared.launch.args = args;
             prepared.launch.current_dir = Some(stage.clone());
         }
-        let tmp: OsString = if isolated { "/tmp".into() } else { home.clone().into_os_string() };
+        let tmp: OsString = if isolated {
+            "/tmp".into()
+        } else {
+            home.clone().into_os_string()
+        };
         prepared.launch.env = vec![
             ("PATH".into(), SANDBOX_PATH.into()),
             ("HOME".into(), home.into_os_string()),

@@ -19,6 +19,9 @@ pub const UIDS_PER_RUN: u32 = 1 << 16;
 /// Blocks in the range: the number of runs that can grade at once on one machine.
 pub const BLOCKS: u32 = (LAST_UID - FIRST_UID + 1) / UIDS_PER_RUN;
 
+// Enough blocks that concurrent runs never run out.
+const _: () = assert!(BLOCKS >= 4096);
+
 /// Where the block lock files live (root-only, not world-writable).
 pub const LEASE_DIR: &str = "/run/parcall-uids";
 
@@ -125,7 +128,9 @@ mod tests {
     #[test]
     fn concurrent_runs_never_share_a_block() {
         let dir = tempfile::tempdir().unwrap();
-        let leases: Vec<Lease> = (0..4).map(|_| Lease::acquire(dir.path()).unwrap()).collect();
+        let leases: Vec<Lease> = (0..4)
+            .map(|_| Lease::acquire(dir.path()).unwrap())
+            .collect();
         let firsts: std::collections::BTreeSet<u32> = leases.iter().map(Lease::first).collect();
         assert_eq!(firsts.len(), 4, "two live runs got the same block");
         let first = leases[0].first();
@@ -142,6 +147,5 @@ mod tests {
         let container = subordinate_ranges(&format!("lxc:{}:10", FIRST_UID + 5));
         assert!(overlaps(FIRST_UID, &container));
         assert!(!overlaps(FIRST_UID + UIDS_PER_RUN, &container));
-        assert!(BLOCKS >= 4096);
     }
 }

@@ -226,7 +226,10 @@ impl<'c> Runner<'_> {
                 break;
             };
             let turn_deadline = turn_started + self.settings.timeout;
-            let deadline = self.settings.deadline.map_or(turn_deadline, |d| d.min(turn_deadline));
+            let deadline = self
+                .settings
+                .deadline
+                .map_or(turn_deadline, |d| d.min(turn_deadline));
             let answer = self.await_answer(oldest.id, deadline);
             let budget_spent = deadline < turn_deadline && Instant::now() >= deadline;
             if budget_spent && matches!(answer, Answer::Failed(Failure::Timeout { .. })) {
@@ -348,7 +351,10 @@ impl<'c> Runner<'_> {
             .map(|f| f.case)
             .chain(queue.drain(..))
             .collect();
-        self.skip_all(pending.into_iter(), "not run: the submission's time budget ran out");
+        self.skip_all(
+            pending.into_iter(),
+            "not run: the submission's time budget ran out",
+        );
         true
     }
 
