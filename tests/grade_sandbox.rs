@@ -201,6 +201,10 @@ fn links_fifos_and_special_files_are_refused_with_a_reason() {
     }
     std::os::unix::fs::symlink(&secret, class.join("shadow.py")).unwrap();
     std::os::unix::fs::symlink(&answers, class.join("answers.py")).unwrap();
+    let elsewhere = work.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::copy(root().join(SOLUTION), elsewhere.join("main.py")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, class.join("linked_folder")).unwrap();
     std::fs::create_dir(class.join("folder")).unwrap();
     std::os::unix::fs::symlink(&answers, class.join("folder/main.py")).unwrap();
     let fifo = std::ffi::CString::new(class.join("fifo.py").to_str().unwrap()).unwrap();
@@ -215,7 +219,7 @@ fn links_fifos_and_special_files_are_refused_with_a_reason() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let scores = scores(&out);
     assert!(scores["alice"] > 0.0);
-    for name in ["shadow", "answers", "folder", "fifo"] {
+    for name in ["shadow", "answers", "folder", "fifo", "linked_folder"] {
         assert_eq!(scores[name], 0.0, "{name} scored");
         let results = results_of(&out, name);
         assert!(

@@ -166,10 +166,7 @@ impl RunGroups {
         for dir in &dirs {
             std::fs::create_dir(dir)?;
         }
-        let group = Group {
-            version: self.version,
-            dirs,
-        };
+        let group = Group { dirs };
         match self.version {
             Version::V2 => {
                 let dir = &group.dirs[0];
@@ -205,7 +202,6 @@ impl Drop for RunGroups {
 /// One submission's groups. Dropping kills whatever is still in them and removes them.
 #[derive(Debug)]
 pub struct Group {
-    version: Version,
     dirs: Vec<PathBuf>,
 }
 
@@ -213,19 +209,6 @@ impl Group {
     /// The files a process writes `0` to in order to join the group (every hierarchy).
     pub fn procs_files(&self) -> Vec<PathBuf> {
         self.dirs.iter().map(|d| d.join("cgroup.procs")).collect()
-    }
-
-    /// Whether the kernel killed a process of the group for exceeding the memory limit.
-    pub fn out_of_memory(&self) -> bool {
-        let (file, key) = match self.version {
-            Version::V2 => ("memory.events", "oom_kill"),
-            Version::V1 => ("memory.oom_control", "oom_kill"),
-        };
-        std::fs::read_to_string(self.dirs[0].join(file))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .any(|(k, v)| k == key && v.trim() != "0")
     }
 }
 

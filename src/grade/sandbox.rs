@@ -82,13 +82,6 @@ pub struct Prepared {
     group: Option<Group>,
 }
 
-impl Prepared {
-    /// Whether the kernel killed one of its processes for exceeding the shared memory limit.
-    pub fn out_of_memory(&self) -> bool {
-        self.group.as_ref().is_some_and(Group::out_of_memory)
-    }
-}
-
 impl Drop for Prepared {
     fn drop(&mut self) {
         // The group first: nothing may still be writing into the folder.
