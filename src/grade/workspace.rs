@@ -69,6 +69,8 @@ impl Workspace {
 fn abandoned(dir: &Path) -> bool {
     match File::open(dir.join(LOCK)) {
         Ok(lock) => try_lock(&lock),
+        // Only a missing lock: one we may not open belongs to someone else.
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => false,
         Err(_) => std::fs::metadata(dir)
             .and_then(|m| m.modified())
             .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(60)),
