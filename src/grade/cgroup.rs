@@ -49,7 +49,10 @@ impl Cgroups {
                 parents: vec![v1_parent("memory")?, v1_parent("pids")?],
             },
         };
-        let probe = format!("parcall-probe-{}", std::process::id());
+        // Unique per call: two probes of one process must not collide.
+        static PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let probe = format!("parcall-probe-{}-{n}", std::process::id());
         found
             .create_run(&probe)
             .map_err(|e| format!("cannot create a control group: {e}"))?;
