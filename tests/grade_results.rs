@@ -278,13 +278,15 @@ fn set_up_mistakes_are_set_up_errors_not_zero_grades() {
         "overflow.json",
         r#"{"format": "parcall-rubric", "version": 1, "default_points": 1e308}"#,
     );
-    let mistakes: [&[&str]; 6] = [
+    let mistakes: [&[&str]; 7] = [
         &["--python", "/nonexistent/python3"],
         &["--memory-mib", "17592186044416"],
         &["--rubric", &infinite],
         &["--rubric", &overflowing],
         &["--timeout", "nan"],
         &["--memory-mib", "1"],
+        // Allowed by the flag, too small for Python: caught by the canary.
+        &["--memory-mib", "16"],
     ];
     for (n, mistake) in mistakes.iter().enumerate() {
         let out = work.path().join(format!("out-{n}"));
