@@ -62,8 +62,7 @@ fn hidden_paths(args: &GradeArgs) -> Result<Vec<PathBuf>, String> {
         }
     }
     hidden.push(
-        std::fs::canonicalize(&args.out)
-            .map_err(|e| format!("{}: {e}", args.out.display()))?,
+        std::fs::canonicalize(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?,
     );
     Ok(hidden)
 }
@@ -121,7 +120,9 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         out: &out,
         seed,
         suite: &spec.version,
-        protections: sandbox.capabilities.protections(&limits(args), grading.budget),
+        protections: sandbox
+            .capabilities
+            .protections(&limits(args), grading.budget),
         suffix: &shard_suffix,
         graded: Mutex::new(Vec::new()),
         failures: Mutex::new(Vec::new()),
@@ -136,7 +137,10 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
     });
     results.gradebooks(&graded, true);
     print!("{}", formats::human(&graded, seed));
-    let failures = results.failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    let failures = results
+        .failures
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
     for failure in &failures {
         eprintln!("error: cannot write results: {failure}");
     }
@@ -185,7 +189,10 @@ impl Results<'_> {
 
     fn submission(&self, g: &grade::Graded) -> std::io::Result<()> {
         let dir = self.out.subdir(SUBMISSIONS)?.subdir(&g.submission.name)?;
-        dir.write("gradescope.json", &pretty(&formats::gradescope(g, self.seed)))?;
+        dir.write(
+            "gradescope.json",
+            &pretty(&formats::gradescope(g, self.seed)),
+        )?;
         dir.write("exercism.json", &pretty(&formats::exercism(g)))?;
         let mut report = Vec::new();
         crate::report::write(
@@ -207,15 +214,20 @@ impl Results<'_> {
 
     fn gradebooks(&self, graded: &[grade::Graded], complete: bool) {
         let csv = formats::gradebook_csv(graded, self.seed);
-        let json = formats::gradebook_json(graded, self.seed, self.suite, &self.protections, complete);
+        let json =
+            formats::gradebook_json(graded, self.seed, self.suite, &self.protections, complete);
         let suffix = self.suffix;
         let written = self
             .out
             .write(&format!("gradebook{suffix}.csv"), csv.as_bytes())
-            .and_then(|()| self.out.write(&format!("gradebook{suffix}.json"), &pretty(&json)))
+            .and_then(|()| {
+                self.out
+                    .write(&format!("gradebook{suffix}.json"), &pretty(&json))
+            })
             .and_then(|()| {
                 let page = grade::html::class_page(graded, self.seed);
-                self.out.write(&format!("class{suffix}.html"), page.as_bytes())
+                self.out
+                    .write(&format!("class{suffix}.html"), page.as_bytes())
             });
         if let Err(error) = written {
             self.fail(error);
