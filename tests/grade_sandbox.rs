@@ -285,7 +285,13 @@ fn disk_use_is_bounded_and_nothing_is_left_behind() {
             "left in {place}"
         );
     }
-    assert_eq!(workspaces(), before, "a workspace was left behind");
+    // A subset: the run may also have removed workspaces that killed runs left earlier.
+    let after = workspaces();
+    assert!(
+        after.is_subset(&before),
+        "left behind: {:?}",
+        after.difference(&before)
+    );
 }
 
 fn ipc_keys(kind: &str) -> String {
