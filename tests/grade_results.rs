@@ -213,10 +213,11 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         next.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    assert_eq!(
-        workspaces(),
-        before,
-        "the killed run's workspace is still there"
+    // A subset: the next run also removes workspaces that other killed runs left earlier.
+    let after = workspaces();
+    assert!(
+        after.iter().all(|w| before.contains(w)),
+        "the killed run's workspace is still there: {after:?}"
     );
 }
 
