@@ -64,8 +64,9 @@ impl Workspace {
     }
 }
 
-/// Whether the workspace `dir` belongs to a run that is gone: its lock is free, or (a run
-/// that has not locked it yet) it has no lock and is older than a minute.
+/// Whether the workspace `dir` belongs to a run that is gone: its lock is free, or it has no
+/// lock and is more than a day old. A fresh run has no lock for a moment, and a run of a
+/// parcall before locks never has one but may still be alive: only age tells them apart.
 fn abandoned(dir: &Path) -> bool {
     match File::open(dir.join(LOCK)) {
         Ok(lock) => try_lock(&lock),
@@ -73,7 +74,7 @@ fn abandoned(dir: &Path) -> bool {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => false,
         Err(_) => std::fs::metadata(dir)
             .and_then(|m| m.modified())
-            .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(60)),
+            .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(86_400)),
     }
 }
 
