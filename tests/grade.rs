@@ -5,7 +5,8 @@
 mod common;
 
 use common::root;
-use parcall::grade::sandbox::{Capabilities, FIRST_UID, UIDS_PER_RUN};
+use parcall::grade::sandbox::Capabilities;
+use parcall::grade::uids::{FIRST_UID, LAST_UID};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -85,7 +86,7 @@ fn processes_of_submission_uids() -> Vec<String> {
             let zombie = status
                 .lines()
                 .any(|l| l.starts_with("State:") && l.contains('Z'));
-            let submission_uids = FIRST_UID..FIRST_UID + 10_000 * UIDS_PER_RUN;
+            let submission_uids = FIRST_UID..=LAST_UID;
             if uid.is_some_and(|u| submission_uids.contains(&u)) && !zombie {
                 found.push(entry.file_name().to_string_lossy().into_owned());
             }
@@ -120,7 +121,13 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
     let hostile_target = work.path().join("outside.txt");
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
-    let settings = serde_json::json!({"target": hostile_target, "class_dir": class, "port": listener.local_addr().unwrap().port()});
+    let settings = serde_json::json!({
+        "target": hostile_target,
+        "class_dir": class,
+        "port": listener.local_addr().unwrap().port(),
+        "spec_dirs": [root().join("spec")],
+        "parcall": [env!("CARGO_BIN_EXE_parcall")],
+    });
     let mut hostiles = vec![
         "fork_bomb",
         "memory_bomb",
@@ -129,6 +136,14 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
         "writes_outside",
         "reads_others",
         "opens_network",
+        "inherited_fds",
+        "fills_disk",
+        "leaves_ipc",
+        "memory_together",
+        "spies_on_class",
+        "wrong_ids",
+        "slow_answers",
+        "oracle",
     ];
     // Signalling "every process it may" is only harmless under a uid of its own.
     if capabilities.own_uid() {
@@ -158,6 +173,8 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
         "execute_tool_calls",
         "--jobs",
         "2",
+        "--submission-seconds",
+        "30",
     ];
     let (code, summary) = grade(&[&[class.to_str().unwrap()][..], &args].concat());
     let took = started.elapsed();
@@ -168,7 +185,18 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
     let (alice, max) = scores["alice"];
     assert_eq!(alice, max, "the correct submission lost points: {summary}");
     assert!(scores["bob"].0 < max);
-    for name in ["fork_bomb", "memory_bomb", "infinite_loop", "sleeper"] {
+    for name in [
+        "fork_bomb",
+        "memory_bomb",
+        "infinite_loop",
+        "sleeper",
+        "inherited_fds",
+        "fills_disk",
+        "memory_together",
+        "spies_on_class",
+        "wrong_ids",
+        "oracle",
+    ] {
         assert!(scores[name].0 < max, "{name} scored {}", scores[name].0);
     }
     // Graded alone with the same seed, the correct submission gets the same grade.
@@ -215,8 +243,12 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
         );
         assert!(!Path::new("/tmp/parcall-hostile-write").exists());
         assert!(!Path::new("/var/tmp/parcall-hostile-write").exists());
-        let leaked = std::fs::read_to_string(out.join("reads_others/gradescope.json")).unwrap()
-            + &std::fs::read_to_string(out.join("reads_others/report.txt")).unwrap();
+        let results = out.join("submissions");
+        let leaked = ["reads_others", "spies_on_class"]
+            .iter()
+            .flat_map(|n| ["gradescope.json", "report.txt"].map(|f| results.join(n).join(f)))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect::<String>();
         assert!(
             !leaked.contains(&secret),
             "a submission read another's file"
@@ -232,6 +264,8 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
             listener.accept().is_err(),
             "a submission reached the network"
         );
+        let oracle = std::fs::read_to_string(out.join("submissions/oracle/report.txt")).unwrap();
+        assert!(!oracle.contains("SPEC-READABLE") && !oracle.contains("PARCALL-RUNNABLE"));
     }
 }
 
@@ -375,13 +409,14 @@ fn output_formats() {
     ]);
     assert_eq!(code, 0, "{summary}");
     let read = |p: &str| stable(&std::fs::read_to_string(out.join(p)).unwrap(), work.path());
+    let bob = |f: &str| format!("submissions/bob/{f}");
     insta::assert_snapshot!("summary", stable(&summary, work.path()));
-    insta::assert_snapshot!("gradescope", read("bob/gradescope.json"));
-    insta::assert_snapshot!("exercism", read("bob/exercism.json"));
+    insta::assert_snapshot!("gradescope", read(&bob("gradescope.json")));
+    insta::assert_snapshot!("exercism", read(&bob("exercism.json")));
     insta::assert_snapshot!("gradebook_csv", read("gradebook.csv"));
     insta::assert_snapshot!("gradebook_json", read("gradebook.json"));
     let exercism: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("bob/exercism.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(out.join(bob("exercism.json"))).unwrap())
             .unwrap();
     for test in exercism["tests"].as_array().unwrap() {
         assert!(test["output"].as_str().unwrap_or("").chars().count() <= 500);

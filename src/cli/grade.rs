@@ -2,7 +2,8 @@
 
 use super::{exit, GradeArgs};
 use crate::grade::{
-    self, formats,
+    self, escape, formats,
+    out::OutDir,
     rubric::Rubric,
     sandbox::{Capabilities, Sandbox},
     Grading,
@@ -11,7 +12,8 @@ use crate::process::Limits;
 use crate::runner::Settings;
 use crate::spec::Function;
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 fn limits(args: &GradeArgs) -> Limits {
@@ -46,6 +48,25 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     }
 }
 
+/// The folders submissions must not see: every class folder (a single file's folder) and
+/// the results, canonical so a bare `alice.py` still hides its folder.
+fn hidden_paths(args: &GradeArgs) -> Result<Vec<PathBuf>, String> {
+    let mut hidden = Vec::new();
+    for path in &args.paths {
+        let path = std::fs::canonicalize(path)
+            .map_err(|e| format!("{}: no such file or folder ({e})", path.display()))?;
+        if path.is_dir() {
+            hidden.push(path);
+        } else if let Some(parent) = path.parent() {
+            hidden.push(parent.to_owned());
+        }
+    }
+    hidden.push(
+        std::fs::canonicalize(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?,
+    );
+    Ok(hidden)
+}
+
 fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
     let spec = args.spec.load().map_err(|e| e.to_string())?;
     let functions: Vec<Function> = if args.function.is_empty() {
@@ -66,37 +87,28 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         }
         None => String::new(),
     };
-    std::fs::create_dir_all(&args.out)
+    let out = OutDir::create(&args.out)
         .map_err(|e| format!("{}: cannot create: {e}", args.out.display()))?;
     let seed = args.seed.unwrap_or_else(super::check::fresh_seed);
-    let mut hidden: Vec<std::path::PathBuf> = args
-        .paths
-        .iter()
-        .map(|p| {
-            if p.is_file() {
-                p.parent().map(Path::to_path_buf).unwrap_or_default()
-            } else {
-                p.clone()
-            }
-        })
-        .collect();
-    hidden.push(args.out.clone());
-    let limits = limits(args);
-    let sandbox = Sandbox::new(hidden, args.python.clone(), limits)
-        .map_err(|e| format!("cannot create the sandbox folder: {e}"))?;
-    let settings = Settings {
-        timeout: Duration::from_secs_f64(args.timeout),
-        ..Settings::default()
-    };
+    let mut hidden = hidden_paths(args)?;
+    if let Some(spec_dir) = &args.spec.spec {
+        hidden.push(spec_dir.clone());
+    }
+    let sandbox = Sandbox::new(hidden, args.python.clone(), limits(args))?;
     let grading = Grading {
         spec: &spec,
         functions,
         rubric,
         seed,
         fuzz: args.fuzz,
-        settings,
+        settings: Settings {
+            timeout: Duration::from_secs_f64(args.timeout),
+            ..Settings::default()
+        },
         sandbox: &sandbox,
+        budget: Duration::from_secs(args.submission_seconds),
     };
+    grading.canary()?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -104,17 +116,35 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         "parcall: grading {} submissions, {jobs} at a time, hidden cases seed {seed}",
         submissions.len()
     );
+    let results = Results {
+        out: &out,
+        seed,
+        suite: &spec.version,
+        protections: sandbox
+            .capabilities
+            .protections(&limits(args), grading.budget),
+        suffix: &shard_suffix,
+        graded: Mutex::new(Vec::new()),
+        failures: Mutex::new(Vec::new()),
+    };
     let graded = grading.grade_all(&submissions, jobs, &|g| {
         eprintln!(
             "parcall: graded {} ({:.1}s)",
-            g.submission.name,
+            escape::terminal(&g.submission.name),
             g.duration.as_secs_f64()
-        )
+        );
+        results.finished(g);
     });
-    write_results(args, &graded, seed, &spec.version, &sandbox, &shard_suffix)
-        .map_err(|e| format!("{}: cannot write results: {e}", args.out.display()))?;
+    results.gradebooks(&graded, true);
     print!("{}", formats::human(&graded, seed));
-    let incomplete = graded.iter().any(|g| g.setup_error.is_some());
+    let failures = results
+        .failures
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    for failure in &failures {
+        eprintln!("error: cannot write results: {failure}");
+    }
+    let incomplete = !failures.is_empty() || graded.iter().any(|g| g.setup_error.is_some());
     Ok(if incomplete {
         exit::INCOMPLETE
     } else {
@@ -122,24 +152,48 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
     })
 }
 
-fn write_results(
-    args: &GradeArgs,
-    graded: &[grade::Graded],
+/// Writes results as each submission finishes, so a run killed half way keeps what it
+/// graded: the submission's own files, then the gradebook so far (`"complete": false`).
+struct Results<'a> {
+    out: &'a OutDir,
     seed: u64,
-    suite: &str,
-    sandbox: &Sandbox,
-    suffix: &str,
-) -> std::io::Result<()> {
-    let pretty =
-        |v: &serde_json::Value| serde_json::to_string_pretty(v).expect("plain JSON") + "\n";
-    for g in graded {
-        let dir = args.out.join(&g.submission.name);
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(
-            dir.join("gradescope.json"),
-            pretty(&formats::gradescope(g, seed)),
+    suite: &'a str,
+    protections: Vec<grade::sandbox::Protection>,
+    suffix: &'a str,
+    graded: Mutex<Vec<grade::Graded>>,
+    /// Every write that failed (a full disk): the run then ends incomplete.
+    failures: Mutex<Vec<String>>,
+}
+
+/// Where submissions' results go: a folder of their own under `submissions/`, so no name
+/// a student picks (`gradebook.csv.py`) can collide with the run's own files.
+const SUBMISSIONS: &str = "submissions";
+
+impl Results<'_> {
+    fn fail(&self, error: std::io::Error) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(error.to_string());
+    }
+
+    fn finished(&self, g: &grade::Graded) {
+        if let Err(error) = self.submission(g) {
+            self.fail(error);
+        }
+        let mut graded = self.graded.lock().unwrap_or_else(|p| p.into_inner());
+        graded.push(g.clone());
+        graded.sort_by(|a, b| a.submission.name.cmp(&b.submission.name));
+        self.gradebooks(&graded, false);
+    }
+
+    fn submission(&self, g: &grade::Graded) -> std::io::Result<()> {
+        let dir = self.out.subdir(SUBMISSIONS)?.subdir(&g.submission.name)?;
+        dir.write(
+            "gradescope.json",
+            &pretty(&formats::gradescope(g, self.seed)),
         )?;
-        std::fs::write(dir.join("exercism.json"), pretty(&formats::exercism(g)))?;
+        dir.write("exercism.json", &pretty(&formats::exercism(g)))?;
         let mut report = Vec::new();
         crate::report::write(
             &g.report,
@@ -147,7 +201,7 @@ fn write_results(
             crate::report::Palette::plain(),
             &mut report,
         )?;
-        std::fs::write(dir.join("report.txt"), report)?;
+        dir.write("report.txt", &report)?;
         let mut page = Vec::new();
         crate::report::write(
             &g.report,
@@ -155,22 +209,34 @@ fn write_results(
             crate::report::Palette::plain(),
             &mut page,
         )?;
-        std::fs::write(dir.join("report.html"), page)?;
+        dir.write("report.html", &page)
     }
-    let protections = sandbox.capabilities.protections(&limits(args));
-    std::fs::write(
-        args.out.join(format!("gradebook{suffix}.csv")),
-        formats::gradebook_csv(graded, seed),
-    )?;
-    std::fs::write(
-        args.out.join(format!("gradebook{suffix}.json")),
-        pretty(&formats::gradebook_json(graded, seed, suite, &protections)),
-    )?;
-    std::fs::write(
-        args.out.join(format!("class{suffix}.html")),
-        crate::grade::html::class_page(graded, seed),
-    )?;
-    Ok(())
+
+    fn gradebooks(&self, graded: &[grade::Graded], complete: bool) {
+        let csv = formats::gradebook_csv(graded, self.seed);
+        let json =
+            formats::gradebook_json(graded, self.seed, self.suite, &self.protections, complete);
+        let suffix = self.suffix;
+        let written = self
+            .out
+            .write(&format!("gradebook{suffix}.csv"), csv.as_bytes())
+            .and_then(|()| {
+                self.out
+                    .write(&format!("gradebook{suffix}.json"), &pretty(&json))
+            })
+            .and_then(|()| {
+                let page = grade::html::class_page(graded, self.seed);
+                self.out
+                    .write(&format!("class{suffix}.html"), page.as_bytes())
+            });
+        if let Err(error) = written {
+            self.fail(error);
+        }
+    }
+}
+
+fn pretty(value: &serde_json::Value) -> Vec<u8> {
+    (serde_json::to_string_pretty(value).expect("plain JSON") + "\n").into_bytes()
 }
 
 /// `parcall doctor`.
@@ -185,7 +251,7 @@ pub fn doctor() -> anyhow::Result<i32> {
     };
     let mut out = std::io::stdout().lock();
     writeln!(out, "parcall grade protections on this machine:")?;
-    for p in capabilities.protections(&defaults) {
+    for p in capabilities.protections(&defaults, Duration::from_secs(600)) {
         let mark = if p.active { "active  " } else { "INACTIVE" };
         writeln!(out, "  {mark}  {}: {}", p.name, p.detail)?;
     }

@@ -79,14 +79,32 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = seconds)]
     pub timeout: f64,
-    /// Address-space limit per submission in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    /// Memory limit in MiB: of each process (address space) and, where cgroups allow, of
+    /// all a submission's processes together.
+    #[arg(long, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
     pub memory_mib: u64,
     /// CPU seconds per submission process.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub cpu_seconds: u64,
+    /// Wall-clock seconds one submission may take in all (start-ups and restarts included);
+    /// cases left when it runs out are not run.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub submission_seconds: u64,
+}
+
+/// A number of seconds: finite, positive, at most a day (`Duration` panics on the rest).
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds between 0 and 86400"
+        )),
+    }
 }
 
 /// `parcall check`.
@@ -127,10 +145,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report_target)]
     pub report: Vec<ReportTarget>,
     /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = seconds)]
     pub timeout: f64,
     /// Seconds start-up (import included) may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = seconds)]
     pub startup_timeout: f64,
     /// Address-space limit of the implementation in MiB (0: none).
     #[arg(long, value_name = "MIB", default_value_t = 2048)]

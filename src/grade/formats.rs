@@ -2,6 +2,7 @@
 //! CSV and JSON, and a human summary. Student-facing text never reveals the hidden seed or
 //! more than one generated case.
 
+use super::escape;
 use super::rubric::RequirementScore;
 use super::Graded;
 use crate::report::{failure_text, CaseReport};
@@ -179,7 +180,11 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
             seed.to_string(),
             error.lines().next().unwrap_or_default().to_owned(),
         ];
-        let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        // Every cell may carry a student's text (a name, a load error).
+        let row: Vec<String> = fields
+            .iter()
+            .map(|f| csv_field(&escape::spreadsheet(f)))
+            .collect();
         out.push_str(&row.join(","));
         out.push('\n');
     }
@@ -200,10 +205,12 @@ pub fn gradebook_json(
     seed: u64,
     suite: &str,
     protections: &[super::sandbox::Protection],
+    complete: bool,
 ) -> Value {
     json!({
         "format": "parcall-gradebook",
         "version": 1,
+        "complete": complete,
         "suite": suite,
         "seed": seed,
         "protections": protections.iter().map(|p| json!({"name": p.name, "active": p.active, "detail": p.detail})).collect::<Vec<_>>(),
@@ -224,7 +231,7 @@ pub fn gradebook_json(
 pub fn human(graded: &[Graded], seed: u64) -> String {
     let width = graded
         .iter()
-        .map(|g| g.submission.name.len())
+        .map(|g| escape::terminal(&g.submission.name).chars().count())
         .max()
         .unwrap_or(10)
         .max(10);
@@ -234,13 +241,18 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
         let note = g
             .error()
             .cloned()
-            .map(|e| format!("  ({})", e.lines().next().unwrap_or_default()))
+            .map(|e| {
+                format!(
+                    "  ({})",
+                    escape::terminal(e.lines().next().unwrap_or_default())
+                )
+            })
             .unwrap_or_default();
         let score = format!("{}/{}", fmt_points(g.score), fmt_points(g.max_score));
         let _ = writeln!(
             out,
             "{:<width$}  {score:>9}  {met}/{}{note}",
-            g.submission.name,
+            escape::terminal(&g.submission.name),
             g.requirements.len()
         );
     }

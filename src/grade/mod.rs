@@ -2,153 +2,30 @@
 //! the whole class, recorded so a regrade reproduces every grade), with feedback a student
 //! can act on and the formats course platforms read.
 
+pub mod cgroup;
+mod discover;
+pub mod escape;
 pub mod formats;
 pub mod html;
+pub mod intake;
+pub mod out;
+pub mod protections;
 pub mod rubric;
 pub mod sandbox;
+pub mod uids;
+pub mod workspace;
+
+pub use discover::{discover, shard, Submission};
 
 use crate::fuzz;
 use crate::report::{Context, Report};
 use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use rubric::{RequirementScore, Rubric};
-use sandbox::Sandbox;
-use std::path::{Path, PathBuf};
+use sandbox::{PrepareError, Sandbox};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// One student's work: a module, alone or in a folder of its own.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Submission {
-    /// Unique in the class: the file stem or the folder name.
-    pub name: String,
-    /// What is copied into the sandbox: the file, or the folder.
-    pub source: PathBuf,
-    /// The module to load.
-    pub module: PathBuf,
-}
-
-/// Finds the submissions in `paths`: a `.py` file is one; a folder holding exactly one
-/// `.py` file and no sub-folder is one; any other folder is a class, whose `.py` files and
-/// sub-folders are submissions.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
-    let mut found = Vec::new();
-    for path in paths {
-        if path.is_file() {
-            found.push(file_submission(path)?);
-        } else if path.is_dir() {
-            match folder_submission(path)? {
-                Some(submission) => found.push(submission),
-                None => found.extend(class(path)?),
-            }
-        } else {
-            return Err(format!("{}: no such file or folder", path.display()));
-        }
-    }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
-    for pair in found.windows(2) {
-        if pair[0].name == pair[1].name {
-            return Err(format!(
-                "two submissions are named `{}`: {} and {}",
-                pair[0].name,
-                pair[0].source.display(),
-                pair[1].source.display()
-            ));
-        }
-    }
-    if found.is_empty() {
-        return Err(
-            "no submission found (a submission is a .py file or a folder holding one)".into(),
-        );
-    }
-    Ok(found)
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn file_submission(path: &Path) -> Result<Submission, String> {
-    if path.extension().is_none_or(|e| e != "py") {
-        return Err(format!(
-            "{}: a submission is a Python module (.py)",
-            path.display()
-        ));
-    }
-    Ok(Submission {
-        name: stem(path),
-        source: path.to_owned(),
-        module: path.to_owned(),
-    })
-}
-
-fn entries(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot list: {e}", dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.') || n == "__pycache__")
-        })
-        .collect();
-    entries.sort();
-    Ok(entries)
-}
-
-fn folder_submission(dir: &Path) -> Result<Option<Submission>, String> {
-    let entries = entries(dir)?;
-    let modules: Vec<&PathBuf> = entries
-        .iter()
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    if modules.len() == 1 && !entries.iter().any(|p| p.is_dir()) {
-        let name = dir
-            .file_name()
-            .map_or_else(|| stem(modules[0]), |n| n.to_string_lossy().into_owned());
-        return Ok(Some(Submission {
-            name,
-            source: dir.to_owned(),
-            module: modules[0].clone(),
-        }));
-    }
-    Ok(None)
-}
-
-fn class(dir: &Path) -> Result<Vec<Submission>, String> {
-    let mut found = Vec::new();
-    for entry in entries(dir)? {
-        if entry.is_dir() {
-            match folder_submission(&entry)? {
-                Some(submission) => found.push(submission),
-                None => {
-                    return Err(format!(
-                        "{}: a submission folder must hold exactly one .py module",
-                        entry.display()
-                    ))
-                }
-            }
-        } else if entry.extension().is_some_and(|e| e == "py") {
-            found.push(file_submission(&entry)?);
-        }
-    }
-    Ok(found)
-}
-
-/// `--shard I/N`: the submissions of shard I (1-based) of N, by name, so shards never
-/// overlap and together cover the class.
-pub fn shard(submissions: Vec<Submission>, index: usize, count: usize) -> Vec<Submission> {
-    submissions
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| i % count == index - 1)
-        .map(|(_, s)| s)
-        .collect()
-}
 
 /// Everything a grading run shares.
 pub struct Grading<'a> {
@@ -159,6 +36,8 @@ pub struct Grading<'a> {
     pub fuzz: usize,
     pub settings: Settings,
     pub sandbox: &'a Sandbox,
+    /// Wall-clock time one submission may take, start-up and restarts included.
+    pub budget: Duration,
 }
 
 /// The grade of one submission.
@@ -173,12 +52,18 @@ pub struct Graded {
     /// Set when the sandbox could not even be prepared (the runner's fault, not the
     /// student's: the run is incomplete).
     pub setup_error: Option<String>,
+    /// Set when the submission was refused (a link, a FIFO, too large): the student's to
+    /// fix, scored 0, the run still complete.
+    pub refusal: Option<String>,
 }
 
 impl Graded {
     /// Why the submission could not be graded at all, if it could not.
     pub fn error(&self) -> Option<&String> {
-        self.setup_error.as_ref().or(self.report.error.as_ref())
+        self.setup_error
+            .as_ref()
+            .or(self.refusal.as_ref())
+            .or(self.report.error.as_ref())
     }
 
     /// How many requirements earned all their points.
@@ -221,8 +106,38 @@ impl Grading<'_> {
         done.into_iter().map(|(_, graded)| graded).collect()
     }
 
+    /// Runs the canary (the smallest submission that starts) through the sandbox: when it
+    /// cannot start, no submission could, and that is a set-up error, not a class of zeros.
+    pub fn canary(&self) -> Result<(), String> {
+        let dir = self.sandbox.canary_source()?;
+        let module = dir.path().join("canary.py");
+        let prepared = self
+            .sandbox
+            .prepare(0, &module, &module)
+            .map_err(|e| e.to_string())?;
+        let plan = fuzz::CheckPlan {
+            spec: self.spec,
+            cases: &[],
+            functions: &self.functions,
+            fuzz: 0,
+            seed: self.seed,
+            settings: self.settings,
+            undefined: fuzz::Undefined::Fail,
+        };
+        match fuzz::check(&prepared.launch, &plan, None).run.start_error {
+            Some(error) => Err(format!(
+                "the sandbox cannot start even an empty submission, so every submission would \
+                 score 0; check --python, --memory-mib and `parcall doctor`:\n{error}"
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn grade(&self, index: usize, submission: &Submission) -> Graded {
         let started = Instant::now();
+        if let Some(reason) = &submission.refused {
+            return self.not_graded(submission, None, Some(reason.clone()), started);
+        }
         let cases: Vec<SpecCase> = self
             .spec
             .cases
@@ -230,17 +145,17 @@ impl Grading<'_> {
             .filter(|c| self.functions.contains(&c.function()))
             .cloned()
             .collect();
+        // Slot 0 is the canary's.
         let prepared = match self
             .sandbox
-            .prepare(index, &submission.source, &submission.module)
+            .prepare(index + 1, &submission.source, &submission.module)
         {
             Ok(prepared) => prepared,
+            Err(PrepareError::Refused(refusal)) => {
+                return self.not_graded(submission, None, Some(refusal.to_string()), started)
+            }
             Err(error) => {
-                return self.failed_setup(
-                    submission,
-                    format!("cannot prepare the sandbox: {error}"),
-                    started,
-                )
+                return self.not_graded(submission, Some(error.to_string()), None, started)
             }
         };
         let plan = fuzz::CheckPlan {
@@ -249,16 +164,19 @@ impl Grading<'_> {
             functions: &self.functions,
             fuzz: self.fuzz,
             seed: self.seed,
-            settings: self.settings,
+            settings: Settings {
+                deadline: Some(started + self.budget),
+                ..self.settings
+            },
             // The exercise asks for these functions: one left undefined costs its points.
             undefined: fuzz::Undefined::Fail,
         };
         let checked = fuzz::check(&prepared.launch, &plan, None);
-        let _ = std::fs::remove_dir_all(&prepared.workdir);
-        let target = submission.name.clone();
+        drop(prepared);
+        let target = escape::terminal(&submission.name);
         let rerun = format!(
             "parcall check {}",
-            shell_words::quote(&submission.module.display().to_string())
+            shell_words::quote(&escape::terminal(&submission.module.display().to_string()))
         );
         let report = Report::new(
             &checked.run,
@@ -279,10 +197,18 @@ impl Grading<'_> {
             max_score: self.rubric.max_score(),
             duration: started.elapsed(),
             setup_error: None,
+            refusal: None,
         }
     }
 
-    fn failed_setup(&self, submission: &Submission, error: String, started: Instant) -> Graded {
+    /// A submission that never ran: refused, or its sandbox could not be set up.
+    fn not_graded(
+        &self,
+        submission: &Submission,
+        setup_error: Option<String>,
+        refusal: Option<String>,
+        started: Instant,
+    ) -> Graded {
         let run = crate::runner::Run {
             implementation: None,
             functions: Vec::new(),
@@ -294,7 +220,7 @@ impl Grading<'_> {
             &run,
             &Context {
                 spec: self.spec,
-                target: &submission.name,
+                target: &escape::terminal(&submission.name),
                 rerun_base: "parcall check",
             },
         );
@@ -313,7 +239,8 @@ impl Grading<'_> {
             score: 0.0,
             max_score: self.rubric.max_score(),
             duration: started.elapsed(),
-            setup_error: Some(error),
+            setup_error,
+            refusal,
         }
     }
 }

@@ -74,6 +74,9 @@ impl Rubric {
     }
 
     fn from_file(file: &RubricFile, spec: &Spec, functions: &[Function]) -> Result<Rubric, String> {
+        if !(file.default_points.is_finite() && file.default_points >= 0.0) {
+            return Err("default_points must be a non-negative number".into());
+        }
         for (id, points) in &file.points {
             if spec.requirement(id).is_none() {
                 return Err(format!("points for unknown requirement {id}"));
@@ -102,7 +105,12 @@ impl Rubric {
             })
             .filter(|(_, points)| *points > 0.0)
             .collect();
-        Ok(Rubric { points })
+        let rubric = Rubric { points };
+        // Finite points can still add up to an infinite maximum (1e308 twice).
+        if !rubric.max_score().is_finite() {
+            return Err("the points add up to more than a number can hold".into());
+        }
+        Ok(rubric)
     }
 
     pub fn max_score(&self) -> f64 {

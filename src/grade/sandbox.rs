@@ -1,23 +1,30 @@
-//! Isolation for untrusted submissions. Each runs in a working folder of its own, with a
-//! scrubbed environment and resource limits; when parcall runs as root, under a uid of its
-//! own; where the OS allows, in new PID, network and mount namespaces (util-linux `unshare`),
-//! where the class folder and the results are hidden under empty tmpfs mounts and /tmp is
-//! private. `parcall doctor` reports which of these are active here.
+//! Isolation for untrusted submissions. Each is copied in (regular files only, bounded) and
+//! runs with a scrubbed environment and resource limits, only the protocol's descriptors
+//! open; when parcall runs as root, under a uid of its own; where the OS allows, in new PID,
+//! network, IPC and mount namespaces (util-linux `unshare`) where the class folders, the
+//! results and parcall itself (binary, spec, source tree) are hidden, everything writable
+//! (its folder, /tmp, /var/tmp, /dev/shm, /run/lock) is one size-limited tmpfs that dies with
+//! it, and its processes share one control group. `parcall doctor` reports which are active.
 
+use super::cgroup::{Group, RunGroups};
+use super::intake::{self, Refusal};
+pub use super::protections::{Capabilities, Protection};
+use super::uids::{Lease, UidError};
+use super::workspace::{self, Workspace};
 use crate::process::{Launch, Limits};
 use crate::subject::adapters::PYTHON_ADAPTER;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// The `unshare` flags of a submission's namespaces: its own PID namespace (everything it
-/// starts dies with it), no network, its own mounts.
-const NAMESPACES: [&str; 6] = [
+/// starts dies with it), no network, its own IPC objects and mounts.
+pub const NAMESPACES: [&str; 7] = [
     "--pid",
     "--fork",
     "--kill-child",
     "--net",
+    "--ipc",
     "--mount",
     "--mount-proc",
 ];
@@ -25,274 +32,258 @@ const NAMESPACES: [&str; 6] = [
 /// The PATH submissions run with.
 pub const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Where submission uids start. Each grading process takes a block of
-/// [`UIDS_PER_RUN`] uids chosen by its pid, so two runs on one machine never share a uid
-/// (which would let one run's submissions signal, or count against the process limit of,
-/// another's).
-pub const FIRST_UID: u32 = 100_000;
-/// Submissions one grading run can isolate by uid.
-pub const UIDS_PER_RUN: u32 = 1_000;
+/// Everything one submission can write, together (its folder, /tmp, /var/tmp, /dev/shm,
+/// /run/lock), where namespaces allow a private filesystem.
+pub const SCRATCH_BYTES: u64 = 64 << 20;
 
-/// The uid of submission `index` in this process's block.
-pub fn submission_uid(index: usize) -> u32 {
-    FIRST_UID + (std::process::id() % 10_000) * UIDS_PER_RUN + (index as u32 % UIDS_PER_RUN)
+/// The file name the adapter has in a submission's folder.
+const ADAPTER: &str = ".parcall_adapter.py";
+
+/// Why a submission could not be made ready.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The submission broke a rule: the student's to fix.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// parcall could not set the sandbox up: the run's fault.
+    #[error("cannot prepare the sandbox: {0}")]
+    Setup(String),
 }
 
-/// One protection and whether it is active on this machine, with the reason when not.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Protection {
-    pub name: &'static str,
-    pub active: bool,
-    pub detail: String,
-}
-
-/// What this machine allows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capabilities {
-    pub root: bool,
-    pub namespaces: bool,
-    pub setpriv: bool,
-    pub namespace_error: String,
-}
-
-impl Capabilities {
-    /// Probes the machine: are we root, does `unshare` create namespaces, is `setpriv` there.
-    pub fn detect() -> Capabilities {
-        // SAFETY: geteuid has no side effects.
-        let root = unsafe { libc::geteuid() } == 0;
-        let probe = Command::new("unshare")
-            .args(NAMESPACES)
-            .arg("true")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output();
-        let (namespaces, namespace_error) = match probe {
-            Ok(output) if output.status.success() => (true, String::new()),
-            Ok(output) => (
-                false,
-                String::from_utf8_lossy(&output.stderr).trim().to_owned(),
-            ),
-            Err(error) => (false, format!("cannot run `unshare`: {error}")),
-        };
-        let setpriv = Command::new("setpriv")
-            .arg("--help")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        Capabilities {
-            root,
-            namespaces: namespaces && root,
-            setpriv,
-            namespace_error,
-        }
+impl From<std::io::Error> for PrepareError {
+    fn from(error: std::io::Error) -> PrepareError {
+        PrepareError::Setup(error.to_string())
     }
+}
 
-    /// Whether submissions get a uid of their own.
-    pub fn own_uid(&self) -> bool {
-        self.root && self.setpriv
-    }
-
-    /// Every protection, active or not, for `parcall doctor` and the gradebook.
-    pub fn protections(&self, limits: &Limits) -> Vec<Protection> {
-        let not_root = "parcall is not running as root".to_owned();
-        let ns_detail = if self.namespaces {
-            "util-linux unshare: --pid --fork --kill-child".to_owned()
-        } else if !self.root {
-            not_root.clone()
-        } else {
-            format!("unshare failed: {}", self.namespace_error)
-        };
-        let limit = |value: Option<u64>, unit: &str| {
-            value.map_or("off".to_owned(), |v| format!("{v} {unit}"))
-        };
-        vec![
-            Protection {
-                name: "own working folder",
-                active: true,
-                detail: "a fresh folder per submission, removed afterwards".into(),
-            },
-            Protection {
-                name: "scrubbed environment",
-                active: true,
-                detail: "only PATH, HOME, TMPDIR, LANG and the protocol's variables".into(),
-            },
-            Protection {
-                name: "unprivileged uid per submission",
-                active: self.own_uid(),
-                detail: if self.own_uid() {
-                    format!(
-                        "uids from {} (a block of {UIDS_PER_RUN} per run), folders mode 0700",
-                        submission_uid(0)
-                    )
-                } else if !self.root {
-                    not_root.clone()
-                } else {
-                    "setpriv (util-linux) not found".into()
-                },
-            },
-            Protection {
-                name: "PID namespace (descendants die with it)",
-                active: self.namespaces,
-                detail: ns_detail.clone(),
-            },
-            Protection {
-                name: "network namespace (no network)",
-                active: self.namespaces,
-                detail: ns_detail.clone(),
-            },
-            Protection {
-                name: "mount namespace (class folder and results hidden, private /tmp)",
-                active: self.namespaces,
-                detail: ns_detail,
-            },
-            Protection {
-                name: "memory limit",
-                active: limits.memory_bytes.is_some(),
-                detail: limit(limits.memory_bytes.map(|b| b >> 20), "MiB of address space"),
-            },
-            Protection {
-                name: "CPU time limit",
-                active: limits.cpu_seconds.is_some(),
-                detail: limit(limits.cpu_seconds, "s"),
-            },
-            Protection {
-                name: "process limit",
-                active: limits.processes.is_some() && self.own_uid(),
-                detail: if self.own_uid() {
-                    limit(limits.processes, "processes")
-                } else {
-                    "only effective under a uid of its own".into()
-                },
-            },
-            Protection {
-                name: "file size limit",
-                active: limits.file_bytes.is_some(),
-                detail: limit(limits.file_bytes.map(|b| b >> 20), "MiB"),
-            },
-        ]
+impl From<UidError> for PrepareError {
+    fn from(error: UidError) -> PrepareError {
+        PrepareError::Setup(error.to_string())
     }
 }
 
 /// The folders submissions run in, and what they must not see.
 pub struct Sandbox {
     pub capabilities: Capabilities,
-    base: tempfile::TempDir,
-    /// Hidden from every submission (the class folders, the results).
+    workspace: Workspace,
+    /// Hidden from every submission (class folders, results, parcall's own files).
     hidden: Vec<PathBuf>,
     python: OsString,
     limits: Limits,
+    uids: Option<Lease>,
+    cgroups: Option<RunGroups>,
 }
 
-/// A submission made ready to run.
+/// A submission made ready to run; dropping it removes its copy and its control groups
+/// (killing anything still in them).
 pub struct Prepared {
     pub launch: Launch,
-    pub workdir: PathBuf,
+    folder: PathBuf,
+    group: Option<Group>,
 }
 
-/// The script that runs inside the new namespaces as root: hide folders under empty tmpfs
-/// mounts, make /tmp private, then drop to the submission's uid and exec the adapter. A mount
-/// that fails weakens the isolation (`parcall doctor` says so) but never the grade.
-const INSIDE: &str = r#"
-while [ "$1" != "--" ]; do mount -t tmpfs -o size=4k,mode=0 parcall-hidden "$1"; shift; done
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        // The group first: nothing may still be writing into the folder.
+        self.group.take();
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+/// The script that runs as root inside the new namespaces: join the control groups, hide
+/// folders under empty tmpfs mounts (files under /dev/null), mount one size-limited tmpfs for
+/// everything writable, copy the staged submission in, then drop to the submission's uid and
+/// exec the adapter. Any step that fails stops the submission (`set -e`): isolation never
+/// quietly weakens, and a failure that hits every submission is caught before grading by
+/// the canary run.
+const INSIDE: &str = r#"set -eu
+uid=$1 size=$2 stage=$3 work=$4
+shift 4
+while [ "$1" != "--" ]; do echo 0 > "$1"; shift; done
 shift
-for d in /tmp /var/tmp /dev/shm; do [ -d "$d" ] && mount -t tmpfs -o mode=1777,size=64m parcall-tmp "$d"; done
-exec setpriv --reuid="$PARCALL_SANDBOX_UID" --regid="$PARCALL_SANDBOX_UID" --clear-groups --no-new-privs -- "$@"
+while [ "$1" != "--" ]; do
+  if [ -d "$1" ]; then mount -t tmpfs -o size=4k,mode=0 parcall-hidden "$1"; else mount --bind /dev/null "$1"; fi
+  shift
+done
+shift
+mount -t tmpfs -o "size=$size,mode=0755,nosuid,nodev" parcall-scratch "$work"
+mkdir -m 0700 "$work/home"
+cp -R "$stage/." "$work/home/"
+chown -R "$uid:$uid" "$work/home"
+for d in tmp var-tmp shm lock; do mkdir -m 1777 "$work/$d"; done
+mount --bind "$work/tmp" /tmp
+mount --bind "$work/var-tmp" /var/tmp
+if [ -d /dev/shm ]; then mount --bind "$work/shm" /dev/shm; fi
+if [ -d /run/lock ]; then mount --bind "$work/lock" /run/lock; fi
+cd "$work/home"
+exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs -- "$@"
 "#;
 
+/// The modules of the canary: the smallest submission that starts, run once before grading
+/// so a mistake that would fail every submission is a set-up error, not a class of zeros.
+const CANARY: &str = "def execute_tool_calls(calls, max_parallel=4):\n    return []\n\n\ndef run_parallel_calls(tools, calls):\n    return {}\n";
+
 impl Sandbox {
-    pub fn new(hidden: Vec<PathBuf>, python: OsString, limits: Limits) -> std::io::Result<Sandbox> {
+    /// Sets up the run: removes what killed runs left, creates and locks the workspace,
+    /// leases a block of uids and creates the run's control groups where available.
+    pub fn new(hidden: Vec<PathBuf>, python: OsString, limits: Limits) -> Result<Sandbox, String> {
         let capabilities = Capabilities::detect();
-        // Under /run when root (not world-writable, unlike /tmp, which is made private
-        // inside the namespace); the usual temporary folder otherwise.
-        let base = if capabilities.root && Path::new("/run").is_dir() {
-            tempfile::Builder::new()
-                .prefix("parcall-grade-")
-                .tempdir_in("/run")?
+        let parent = workspace::parent(capabilities.root);
+        let cgroups = capabilities.cgroups.as_ref().ok();
+        for removed in workspace::sweep_abandoned(&parent, cgroups) {
+            eprintln!("parcall: removed {removed}, left by a run that was killed");
+        }
+        let workspace = Workspace::create(&parent)
+            .map_err(|e| format!("cannot create the workspace in {}: {e}", parent.display()))?;
+        let uids = if capabilities.own_uid() {
+            Some(Lease::acquire(Path::new(super::uids::LEASE_DIR)).map_err(|e| e.to_string())?)
         } else {
-            tempfile::Builder::new()
-                .prefix("parcall-grade-")
-                .tempdir()?
+            None
         };
-        std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o711))?;
-        let hidden = hidden
+        let run_groups = match cgroups {
+            Some(cgroups) if capabilities.namespaces => Some(
+                cgroups
+                    .create_run(&workspace.name())
+                    .map_err(|e| format!("cannot create the run's control group: {e}"))?,
+            ),
+            _ => None,
+        };
+        let mut hidden: Vec<PathBuf> = hidden
             .into_iter()
+            .chain(parcall_files())
             .filter_map(|p| std::fs::canonicalize(p).ok())
             .collect();
+        hidden.sort();
+        // A path inside another hidden one is hidden with it (and mounting over it after
+        // its ancestor is covered would fail: it no longer exists there).
+        let mut outermost: Vec<PathBuf> = Vec::new();
+        for path in hidden {
+            if !outermost.iter().any(|o| path.starts_with(o)) {
+                outermost.push(path);
+            }
+        }
+        let hidden = outermost;
         Ok(Sandbox {
             capabilities,
-            base,
+            workspace,
             hidden,
             python,
             limits,
+            uids,
+            cgroups: run_groups,
         })
     }
 
+    /// Starts the canary as a submission would be started (see [`CANARY`]).
+    pub fn canary_source(&self) -> Result<tempfile::TempDir, String> {
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        std::fs::write(dir.path().join("canary.py"), CANARY).map_err(|e| e.to_string())?;
+        Ok(dir)
+    }
+
     /// Copies the submission into a folder of its own and builds the command that runs it.
-    pub fn prepare(&self, index: usize, source: &Path, module: &Path) -> std::io::Result<Prepared> {
-        let workdir = self.base.path().join(format!("submission-{index}"));
-        std::fs::create_dir(&workdir)?;
-        let module_name = module.file_name().unwrap_or_default();
-        if source.is_dir() {
-            copy_tree(source, &workdir, 0)?;
+    /// Slot 0 is the canary's; submission `index` takes slot `index + 1`.
+    pub fn prepare(
+        &self,
+        slot: usize,
+        source: &Path,
+        module: &Path,
+    ) -> Result<Prepared, PrepareError> {
+        let folder = self.workspace.path().join(format!("submission-{slot}"));
+        std::fs::create_dir(&folder)?;
+        let mut prepared = Prepared {
+            launch: Launch {
+                program: OsString::new(),
+                args: Vec::new(),
+                env: Vec::new(),
+                clear_env: true,
+                current_dir: None,
+                limits: self.limits,
+            },
+            folder: folder.clone(),
+            group: None,
+        };
+        let isolated = self.capabilities.namespaces && self.capabilities.setpriv;
+        // Namespaces: a root-only staging copy, copied into the private tmpfs inside.
+        // Without: the copy is the folder the submission runs in.
+        let stage = folder.join(if isolated { "stage" } else { "home" });
+        let work = folder.join("work");
+        std::fs::create_dir(&stage)?;
+        std::fs::set_permissions(&stage, std::fs::Permissions::from_mode(0o700))?;
+        std::fs::create_dir(&work)?;
+        intake::copy_in(source, &stage, intake::BOUNDS)?;
+        std::fs::write(stage.join(ADAPTER), PYTHON_ADAPTER)?;
+        let relative = if source.is_dir() {
+            module.strip_prefix(source).unwrap_or(module).to_owned()
         } else {
-            std::fs::copy(source, workdir.join(module_name))?;
-        }
-        let adapter = workdir.join(".parcall_adapter.py");
-        std::fs::write(&adapter, PYTHON_ADAPTER)?;
-        let uid = submission_uid(index);
-        if self.capabilities.own_uid() {
-            chown_tree(&workdir, uid)?;
-        }
-        std::fs::set_permissions(&workdir, std::fs::Permissions::from_mode(0o700))?;
-        let module_in_workdir = if source.is_dir() {
-            workdir.join(
-                module
-                    .strip_prefix(source)
-                    .unwrap_or(Path::new(module_name)),
-            )
+            PathBuf::from(module.file_name().unwrap_or_default())
+        };
+        let uid = match &self.uids {
+            Some(lease) => lease.uid(slot)?,
+            None => 0,
+        };
+        let home = if isolated {
+            work.join("home")
         } else {
-            workdir.join(module_name)
+            stage.clone()
         };
         let target: Vec<OsString> = vec![
             self.python.clone(),
             "-I".into(),
             "-B".into(),
-            adapter.into_os_string(),
-            module_in_workdir.into_os_string(),
+            home.join(ADAPTER).into_os_string(),
+            home.join(relative).into_os_string(),
         ];
-        let (program, args) = self.wrap(target, uid);
-        let env = vec![
-            ("PATH".into(), SANDBOX_PATH.into()),
-            ("HOME".into(), workdir.clone().into_os_string()),
-            ("TMPDIR".into(), workdir.clone().into_os_string()),
-            ("LANG".into(), "C.UTF-8".into()),
-            ("PARCALL_SANDBOX_UID".into(), uid.to_string().into()),
-        ];
-        let launch = Launch {
-            program,
-            args,
-            env,
-            clear_env: true,
-            current_dir: Some(workdir.clone()),
-            limits: self.limits,
-        };
-        Ok(Prepared { launch, workdir })
-    }
-
-    fn wrap(&self, target: Vec<OsString>, uid: u32) -> (OsString, Vec<OsString>) {
-        let caps = &self.capabilities;
-        if caps.namespaces && caps.setpriv {
-            let fixed = NAMESPACES
-                .into_iter()
-                .chain(["--", "sh", "-c", INSIDE, "parcall-sandbox"]);
-            let mut args: Vec<OsString> = fixed.map(OsString::from).collect();
+        if isolated {
+            if let Some(groups) = &self.cgroups {
+                let memory = self.limits.memory_bytes.unwrap_or(u64::MAX);
+                let pids = self.limits.processes.unwrap_or(u64::MAX);
+                prepared.group = Some(groups.submission(slot, memory, pids)?);
+            }
+            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
+            let procs = prepared
+                .group
+                .as_ref()
+                .map(Group::procs_files)
+                .unwrap_or_default();
+            let mut args: Vec<OsString> = NAMESPACES.iter().map(OsString::from).collect();
+            args.extend(["--", "sh", "-c", INSIDE, "parcall-sandbox"].map(OsString::from));
+            args.extend([uid.to_string().into(), SCRATCH_BYTES.to_string().into()]);
+            args.extend([stage.into_os_string(), work.into_os_string()]);
+            args.extend(procs.into_iter().map(PathBuf::into_os_string));
+            args.push("--".into());
             args.extend(self.hidden.iter().map(|p| p.clone().into_os_string()));
             args.push("--".into());
             args.extend(target);
-            ("unshare".into(), args)
-        } else if caps.own_uid() {
+            prepared.launch.program = "unshare".into();
+            prepared.launch.args = args;
+            prepared.launch.current_dir = Some(folder.clone());
+        } else {
+            if self.capabilities.own_uid() {
+                chown_tree(&stage, uid)?;
+                std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
+            }
+            let (program, args) = self.without_namespaces(target, uid);
+            prepared.launch.program = program;
+            prepared.launch.args = args;
+            prepared.launch.current_dir = Some(stage.clone());
+        }
+        let tmp: OsString = if isolated {
+            "/tmp".into()
+        } else {
+            home.clone().into_os_string()
+        };
+        prepared.launch.env = vec![
+            ("PATH".into(), SANDBOX_PATH.into()),
+            ("HOME".into(), home.into_os_string()),
+            ("TMPDIR".into(), tmp),
+            ("LANG".into(), "C.UTF-8".into()),
+        ];
+        Ok(prepared)
+    }
+
+    fn without_namespaces(&self, target: Vec<OsString>, uid: u32) -> (OsString, Vec<OsString>) {
+        if self.capabilities.own_uid() {
             let mut args: Vec<OsString> = vec![
                 format!("--reuid={uid}").into(),
                 format!("--regid={uid}").into(),
@@ -308,30 +299,34 @@ impl Sandbox {
             (program, target.collect())
         }
     }
+
+    /// The first uid of the run's block, for `parcall doctor` and the gradebook.
+    pub fn first_uid(&self) -> Option<u32> {
+        self.uids.as_ref().map(Lease::first)
+    }
 }
 
-/// Copies a submission folder (its files, not symlinks that could point outside it).
-fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
-    if depth > 8 {
-        return Ok(());
+/// parcall's own files, which would let a submission look answers up or run parcall as an
+/// oracle: the running binary, any `parcall` on the submissions' PATH, and the source tree
+/// it was built from (spec, reference and example solutions) if it is on this machine.
+fn parcall_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::env::current_exe().into_iter().collect();
+    files.extend(
+        SANDBOX_PATH
+            .split(':')
+            .map(|dir| Path::new(dir).join("parcall"))
+            .filter(|p| p.exists()),
+    );
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if tree.join("Cargo.toml").is_file() {
+        files.push(tree.to_owned());
     }
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            std::fs::create_dir(&target)?;
-            copy_tree(&entry.path(), &target, depth + 1)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
+    files
 }
 
 fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
-    std::os::unix::fs::chown(path, Some(uid), Some(uid))?;
-    if path.is_dir() {
+    std::os::unix::fs::lchown(path, Some(uid), Some(uid))?;
+    if std::fs::symlink_metadata(path)?.is_dir() {
         for entry in std::fs::read_dir(path)? {
             chown_tree(&entry?.path(), uid)?;
         }

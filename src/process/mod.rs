@@ -281,6 +281,7 @@ fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> 
         if libc::dup2(request, CHILD_REQUEST_FD) < 0 || libc::dup2(reply, CHILD_REPLY_FD) < 0 {
             return Err(io::Error::last_os_error());
         }
+        close_inherited_at_exec();
         // Die with the runner, whatever kills it.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
         let no_core = libc::rlimit {
@@ -307,6 +308,41 @@ fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> 
         }
     }
     Ok(())
+}
+
+/// The first descriptor the child does not need: 0-2 are stdio, 3 and 4 the protocol.
+const FIRST_UNNEEDED_FD: u32 = 5;
+
+/// Marks every descriptor above the protocol's close-on-exec, so nothing the runner
+/// inherited (`7</etc/shadow` from the shell, a CI runner's pipes) reaches the child. Marking
+/// rather than closing leaves the standard library's own close-on-exec pipe, which reports
+/// a failed exec, working. Between fork and exec: async-signal-safe calls only.
+fn close_inherited_at_exec() {
+    // SAFETY: close_range(2) and fcntl(2) act on descriptor numbers only.
+    unsafe {
+        let marked = libc::syscall(
+            libc::SYS_close_range,
+            FIRST_UNNEEDED_FD,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        );
+        if marked == 0 {
+            return;
+        }
+        // Kernels before 5.11: every possible descriptor, one at a time.
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        let last = limit.rlim_cur.min(1 << 20) as i32;
+        for fd in FIRST_UNNEEDED_FD as i32..last {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
 }
 
 fn drain(mut source: impl Read + Send + 'static, tail: Arc<Mutex<Tail>>) -> JoinHandle<()> {

@@ -28,7 +28,8 @@ pub enum Request {
 pub struct CaseRequest {
     /// Correlation id: echoed in the reply.
     pub id: u64,
-    /// The case id, for messages only.
+    /// An opaque label of the request, unique in the run (for messages only). Never the
+    /// case's id, name or description: an implementation must not learn which case it runs.
     pub case: String,
     pub function: Function,
     /// For `execute_tool_calls`: what `dispatch` answers, by tool name. For

@@ -22,8 +22,12 @@ pub struct Settings {
     pub startup: Duration,
     /// Cases sent ahead of their turn, so the pipe never sits idle between cases.
     pub window: usize,
-    /// Consecutive timeouts or crashes in one function before its other cases are not run.
+    /// Consecutive timeouts, crashes or protocol errors in one function before its other
+    /// cases are not run.
     pub give_up_after: usize,
+    /// When the whole run must end (`parcall grade`'s budget per submission): cases not
+    /// answered by then are not run.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Settings {
@@ -33,6 +37,7 @@ impl Default for Settings {
             startup: Duration::from_secs(10),
             window: 8,
             give_up_after: 3,
+            deadline: None,
         }
     }
 }
@@ -143,7 +148,7 @@ impl<'a> Runner<'a> {
             implementation: session.hello.implementation.clone(),
             functions: session.hello.functions.clone(),
             session: Some(session),
-            next_id: 0,
+            next_id: opaque_start(),
             results: Vec::new(),
             on_result: None,
         })
@@ -210,6 +215,9 @@ impl<'c> Runner<'_> {
         let mut consecutive_failures = 0;
         let mut turn_started = Instant::now();
         while !queue.is_empty() || !in_flight.is_empty() {
+            if self.out_of_time(&mut queue, &mut in_flight) {
+                return;
+            }
             if self.session.is_none() && !self.restart(&mut queue, &mut in_flight) {
                 return;
             }
@@ -217,7 +225,18 @@ impl<'c> Runner<'_> {
             let Some(oldest) = in_flight.pop_front() else {
                 break;
             };
-            let answer = self.await_answer(oldest.id, turn_started + self.settings.timeout);
+            let turn_deadline = turn_started + self.settings.timeout;
+            let deadline = self
+                .settings
+                .deadline
+                .map_or(turn_deadline, |d| d.min(turn_deadline));
+            let answer = self.await_answer(oldest.id, deadline);
+            let budget_spent = deadline < turn_deadline && Instant::now() >= deadline;
+            if budget_spent && matches!(answer, Answer::Failed(Failure::Timeout { .. })) {
+                // The budget, not the case, ran out: the case is not run, not timed out.
+                in_flight.push_front(oldest);
+                continue;
+            }
             let elapsed = turn_started.elapsed();
             turn_started = Instant::now();
             match answer {
@@ -227,8 +246,9 @@ impl<'c> Runner<'_> {
                     self.record(oldest.case, outcome, reply.output, elapsed);
                 }
                 Answer::Failed(failure) => {
-                    let fatal = matches!(failure, Failure::Timeout { .. } | Failure::Crash { .. });
-                    consecutive_failures = if fatal { consecutive_failures + 1 } else { 0 };
+                    // Every failure costs a restart, a wrong id or a garbled line as much as a
+                    // crash: all count, or a module that forges replies costs a restart per case.
+                    consecutive_failures += 1;
                     let output = self.stop_session();
                     self.record_with_output(oldest.case, Outcome::Fail(failure), output, elapsed);
                     // Cases sent behind it go back to the queue, in order, for the restart.
@@ -237,7 +257,7 @@ impl<'c> Runner<'_> {
                     }
                     if consecutive_failures >= self.settings.give_up_after {
                         let reason = format!(
-                            "not run: {consecutive_failures} consecutive timeouts or crashes in {}",
+                            "not run: {consecutive_failures} consecutive timeouts, crashes or protocol errors in {}",
                             oldest.case.function()
                         );
                         self.skip_all(queue.drain(..), &reason);
@@ -256,7 +276,10 @@ impl<'c> Runner<'_> {
         while in_flight.len() < self.settings.window.max(1) {
             let Some(case) = queue.pop_front() else { break };
             self.next_id += 1;
-            let request = protocol::case_request(self.next_id, case.id(), &case.case);
+            // The implementation never learns which case it runs: the label it gets is the
+            // correlation id, which starts at a random number every run.
+            let label = format!("c{:x}", self.next_id);
+            let request = protocol::case_request(self.next_id, &label, &case.case);
             session
                 .child
                 .send(protocol::encode(&Request::Case(request)));
@@ -309,6 +332,32 @@ impl<'c> Runner<'_> {
         }
     }
 
+    /// Once the run's deadline has passed, stops the process and reports every case left as
+    /// not run. Returns whether it had.
+    fn out_of_time(
+        &mut self,
+        queue: &mut VecDeque<&'c SpecCase>,
+        in_flight: &mut VecDeque<InFlight<'c>>,
+    ) -> bool {
+        let Some(deadline) = self.settings.deadline else {
+            return false;
+        };
+        if Instant::now() < deadline {
+            return false;
+        }
+        self.stop_session();
+        let pending: Vec<&SpecCase> = in_flight
+            .drain(..)
+            .map(|f| f.case)
+            .chain(queue.drain(..))
+            .collect();
+        self.skip_all(
+            pending.into_iter(),
+            "not run: the submission's time budget ran out",
+        );
+        true
+    }
+
     /// Kills the current process; returns the tail of what it printed outside the capture.
     fn stop_session(&mut self) -> String {
         match self.session.take() {
@@ -326,7 +375,12 @@ impl<'c> Runner<'_> {
         queue: &mut VecDeque<&'c SpecCase>,
         in_flight: &mut VecDeque<InFlight<'c>>,
     ) -> bool {
-        match Session::start(self.launch, self.suite, self.settings.startup) {
+        let startup = self.settings.deadline.map_or(self.settings.startup, |d| {
+            self.settings
+                .startup
+                .min(d.saturating_duration_since(Instant::now()))
+        });
+        match Session::start(self.launch, self.suite, startup) {
             Ok(session) => {
                 self.session = Some(session);
                 true
@@ -436,4 +490,17 @@ pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> Outcome {
         }
     }
     judge(&case.case, &runs)
+}
+
+/// A random first correlation id, below 2^40 so every adapter's number type holds it
+/// exactly (JavaScript's doubles included).
+fn opaque_start() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.finish() >> 24
 }

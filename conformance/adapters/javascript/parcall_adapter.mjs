@@ -259,6 +259,7 @@ async function main() {
     try { request = parse(line); } catch (e) { return; }
     if (request.type === "shutdown") { send('{"type": "bye"}'); return; }
     const fn = functions[request.function];
+    // request.case is an opaque label (never the case id, PROTOCOL.md): nothing uses it.
     const scripts = new Scripts(request.tools);
     const batches = [];
     for (const batch of request.batches) {

@@ -305,6 +305,7 @@ async def _awaited(awaitable):
 
 
 def run_case(module, module_file, request, capture):
+    # request["case"] is an opaque label (never the case id, PROTOCOL.md): nothing uses it.
     scripts = Scripts(request["tools"])
     replies = []
     for batch in request["batches"]:

@@ -77,6 +77,7 @@ impl Scripts {
 }
 
 fn run_case(request: &Value) -> Value {
+    // request["case"] is an opaque label (never the case id, PROTOCOL.md): nothing uses it.
     let tools = request["tools"].as_object().cloned().unwrap_or_default();
     let scripts = Scripts { tools, counts: Mutex::default(), log: Mutex::default() };
     let mut batches = Vec::new();

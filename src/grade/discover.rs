@@ -1,0 +1,173 @@
+//! Finding the submissions in the paths a teacher gives. The paths are the teacher's and are
+//! canonicalised (so `alice.py` from inside the class still hides the class folder); what is
+//! inside a class folder is the students' and is never followed: a link, a FIFO or a folder
+//! of the wrong shape becomes a refused submission with the reason, not an error that stops
+//! the whole class.
+
+use std::fs::FileType;
+use std::path::{Path, PathBuf};
+
+/// One student's work: a module, alone or in a folder of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submission {
+    /// Unique in the class: the file stem or the folder name.
+    pub name: String,
+    /// What is copied into the sandbox: the file, or the folder (canonical).
+    pub source: PathBuf,
+    /// The module to load.
+    pub module: PathBuf,
+    /// Why it is not graded, when it is refused at discovery.
+    pub refused: Option<String>,
+}
+
+/// Finds the submissions in `paths`: a `.py` file is one; a folder holding exactly one
+/// `.py` file and no sub-folder is one; any other folder is a class, whose `.py` entries
+/// and sub-folders are submissions.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
+    let mut found = Vec::new();
+    for path in paths {
+        let path = std::fs::canonicalize(path)
+            .map_err(|e| format!("{}: no such file or folder ({e})", path.display()))?;
+        if path.is_file() {
+            found.push(file_submission(&path)?);
+        } else if path.is_dir() {
+            match folder_submission(&path)? {
+                Some(submission) => found.push(submission),
+                None => found.extend(class(&path)?),
+            }
+        } else {
+            return Err(format!("{}: not a file or a folder", path.display()));
+        }
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    for pair in found.windows(2) {
+        if pair[0].name == pair[1].name {
+            return Err(format!(
+                "two submissions are named `{}`: {} and {}",
+                super::escape::terminal(&pair[0].name),
+                pair[0].source.display(),
+                pair[1].source.display()
+            ));
+        }
+    }
+    if found.is_empty() {
+        return Err(
+            "no submission found (a submission is a .py file or a folder holding one)".into(),
+        );
+    }
+    Ok(found)
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn is_module(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "py")
+}
+
+fn file_submission(path: &Path) -> Result<Submission, String> {
+    if !is_module(path) {
+        return Err(format!(
+            "{}: a submission is a Python module (.py)",
+            path.display()
+        ));
+    }
+    Ok(Submission {
+        name: stem(path),
+        source: path.to_owned(),
+        module: path.to_owned(),
+        refused: None,
+    })
+}
+
+/// The entries of `dir` with their own type (a link is a link, not what it points to),
+/// hidden files and caches left out.
+fn entries(dir: &Path) -> Result<Vec<(PathBuf, FileType)>, String> {
+    let mut entries: Vec<(PathBuf, FileType)> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot list: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            !(name.to_string_lossy().starts_with('.') || name == "__pycache__")
+        })
+        .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
+fn folder_submission(dir: &Path) -> Result<Option<Submission>, String> {
+    let entries = entries(dir)?;
+    // By name: whether a module is a regular file is the copy's to check (and refuse).
+    let modules: Vec<&PathBuf> = entries
+        .iter()
+        .filter(|(p, t)| !t.is_dir() && is_module(p))
+        .map(|(p, _)| p)
+        .collect();
+    if modules.len() == 1 && !entries.iter().any(|(_, t)| t.is_dir()) {
+        let name = dir
+            .file_name()
+            .map_or_else(|| stem(modules[0]), |n| n.to_string_lossy().into_owned());
+        return Ok(Some(Submission {
+            name,
+            source: dir.to_owned(),
+            module: modules[0].clone(),
+            refused: None,
+        }));
+    }
+    Ok(None)
+}
+
+fn refused(path: &Path, name: String, reason: String) -> Submission {
+    Submission {
+        name,
+        source: path.to_owned(),
+        module: path.to_owned(),
+        refused: Some(reason),
+    }
+}
+
+fn class(dir: &Path) -> Result<Vec<Submission>, String> {
+    let mut found = Vec::new();
+    for (entry, kind) in entries(dir)? {
+        let name = entry
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if kind.is_dir() {
+            found.push(folder_submission(&entry)?.unwrap_or_else(|| {
+                refused(
+                    &entry,
+                    name,
+                    "a submission folder must hold exactly one .py module and no sub-folder".into(),
+                )
+            }));
+        } else if is_module(&entry) {
+            // Whatever its type: the copy refuses a link, a FIFO or a device with a reason.
+            found.push(file_submission(&entry)?);
+        } else if kind.is_symlink() {
+            found.push(refused(
+                &entry,
+                name.clone(),
+                format!("{name} is a symbolic link: submit the folder itself"),
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// `--shard I/N`: the submissions of shard I (1-based) of N, by name, so shards never
+/// overlap and together cover the class.
+pub fn shard(submissions: Vec<Submission>, index: usize, count: usize) -> Vec<Submission> {
+    submissions
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % count == index - 1)
+        .map(|(_, s)| s)
+        .collect()
+}

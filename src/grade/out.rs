@@ -1,0 +1,158 @@
+//! Writing results as root into a folder others may have prepared: every name is opened
+//! relative to its already opened folder and never through a link (a planted link is
+//! replaced, not followed), and every file is written to a fresh temporary name, synced,
+//! then renamed over the old one, so a reader or a full disk never sees half a file.
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A results folder, held open.
+#[derive(Debug)]
+pub struct OutDir {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+static TEMPORARY: AtomicU64 = AtomicU64::new(0);
+
+fn c_name(name: &str) -> io::Result<CString> {
+    if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{name}` cannot name a result"),
+        ));
+    }
+    CString::new(name).map_err(|_| io::ErrorKind::InvalidInput.into())
+}
+
+fn check(result: i32) -> io::Result<i32> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+impl OutDir {
+    /// Creates `path` (the teacher's choice, links in it included) and opens it.
+    pub fn create(path: &Path) -> io::Result<OutDir> {
+        std::fs::create_dir_all(path)?;
+        let fd = File::open(path)?;
+        if !fd.metadata()?.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a folder"));
+        }
+        Ok(OutDir {
+            fd: fd.into(),
+            path: path.to_owned(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The sub-folder `name`, created if needed. Anything else found under that name (a
+    /// planted link, a file) is removed first.
+    pub fn subdir(&self, name: &str) -> io::Result<OutDir> {
+        let c = c_name(name)?;
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        for _ in 0..3 {
+            // SAFETY: mkdirat/openat/unlinkat read a NUL-terminated name relative to our fd.
+            unsafe {
+                libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o755);
+                let fd = libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags);
+                if fd >= 0 {
+                    return Ok(OutDir {
+                        fd: OwnedFd::from_raw_fd(fd),
+                        path: self.path.join(name),
+                    });
+                }
+                // ELOOP: a link; ENOTDIR: a file. Remove it (never what it points to).
+                libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0);
+            }
+        }
+        Err(io::Error::last_os_error())
+    }
+
+    /// Writes `name` atomically: a temporary file, synced, renamed over `name` (which
+    /// replaces a link rather than writing through it). On error nothing changes.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let target = c_name(name)?;
+        let temporary = format!(
+            ".{name}.parcall-{}-{}",
+            std::process::id(),
+            TEMPORARY.fetch_add(1, Ordering::Relaxed)
+        );
+        let temp = c_name(&temporary)?;
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: openat with a NUL-terminated name; the fd it returns is ours.
+        let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), temp.as_ptr(), flags, 0o644) })?;
+        // SAFETY: a fresh fd from openat.
+        let mut file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        let written = file
+            .write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .and_then(|()| {
+                // SAFETY: renameat within one folder fd, NUL-terminated names.
+                check(unsafe {
+                    libc::renameat(
+                        self.fd.as_raw_fd(),
+                        temp.as_ptr(),
+                        self.fd.as_raw_fd(),
+                        target.as_ptr(),
+                    )
+                })
+                .map(drop)
+            });
+        if written.is_err() {
+            // SAFETY: unlinkat of our own temporary name.
+            unsafe {
+                libc::unlinkat(self.fd.as_raw_fd(), temp.as_ptr(), 0);
+            }
+        }
+        written.map_err(|e| {
+            io::Error::new(e.kind(), format!("{}: {e}", self.path.join(name).display()))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planted_links_are_replaced_and_their_targets_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "VICTIM").unwrap();
+        let out = OutDir::create(&dir.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(&victim, out.path().join("book.csv")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), out.path().join("alice")).unwrap();
+        out.write("book.csv", b"grades").unwrap();
+        let alice = out.subdir("alice").unwrap();
+        alice.write("victim", b"feedback").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "VICTIM");
+        assert_eq!(
+            std::fs::read_to_string(out.path().join("book.csv")).unwrap(),
+            "grades"
+        );
+        assert!(std::fs::symlink_metadata(out.path().join("alice"))
+            .unwrap()
+            .is_dir());
+    }
+
+    #[test]
+    fn names_that_leave_the_folder_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::create(dir.path()).unwrap();
+        for name in ["", ".", "..", "a/b"] {
+            assert!(out.write(name, b"x").is_err(), "{name}");
+            assert!(out.subdir(name).is_err(), "{name}");
+        }
+    }
+}

@@ -1,0 +1,309 @@
+//! `parcall grade` results under attack (issue #12, items 10-12): planted links in `--out`,
+//! names that collide with the run's own files or carry formulas and control characters, a
+//! run killed half way, and set-up mistakes that must not be blamed on students.
+
+mod common;
+
+use common::root;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+const SOLUTION: &str = "conformance/examples/python/solution.py";
+
+fn copy(from: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(root().join(from), to).unwrap();
+}
+
+fn grade(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .arg("grade")
+        .args(args)
+        .args([
+            "--seed",
+            "5",
+            "--fuzz",
+            "0",
+            "--function",
+            "execute_tool_calls",
+            "--jobs",
+            "1",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A class of two correct submissions (one module alone would be a submission itself).
+fn solo_class(work: &Path) -> PathBuf {
+    let class = work.join("class");
+    copy(SOLUTION, &class.join("alice.py"));
+    copy(SOLUTION, &class.join("bob.py"));
+    class
+}
+
+#[test]
+fn planted_links_in_out_are_replaced_not_followed() {
+    let _serial = serial();
+    let work = tempfile::tempdir().unwrap();
+    let class = solo_class(work.path());
+    let victims = work.path().join("victims");
+    std::fs::create_dir(&victims).unwrap();
+    let victim = victims.join("only-root.txt");
+    std::fs::write(&victim, "VICTIM").unwrap();
+    let out = work.path().join("out");
+    std::fs::create_dir_all(out.join("submissions")).unwrap();
+    for name in ["gradebook.csv", "gradebook.json"] {
+        std::os::unix::fs::symlink(&victim, out.join(name)).unwrap();
+    }
+    std::os::unix::fs::symlink(&victims, out.join("submissions/alice")).unwrap();
+    std::os::unix::fs::symlink(&victims, out.join("alice")).unwrap();
+    std::os::unix::fs::symlink(&victim, victims.join("gradescope.json")).unwrap();
+    let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "VICTIM");
+    assert_eq!(
+        std::fs::read_dir(&victims).unwrap().count(),
+        2,
+        "a file was written through a planted link"
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let book = std::fs::symlink_metadata(out.join("gradebook.json")).unwrap();
+    assert!(book.is_file(), "the gradebook is still a link");
+    assert!(
+        std::fs::symlink_metadata(out.join("submissions/alice/gradescope.json"))
+            .unwrap()
+            .is_file()
+    );
+}
+
+#[test]
+fn submission_names_cannot_collide_with_the_runs_files() {
+    let _serial = serial();
+    let work = tempfile::tempdir().unwrap();
+    let class = solo_class(work.path());
+    copy(SOLUTION, &class.join("gradebook.csv.py"));
+    copy(SOLUTION, &class.join("gradebook.json.py"));
+    let out = work.path().join("out");
+    let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let csv = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    assert!(std::fs::metadata(out.join("gradebook.json"))
+        .unwrap()
+        .is_file());
+}
+
+#[test]
+fn formulas_and_control_characters_in_names_are_neutralised() {
+    let _serial = serial();
+    let work = tempfile::tempdir().unwrap();
+    let class = solo_class(work.path());
+    for name in [
+        "=1+2.py",
+        "@SUM(A1).py",
+        "+cmd.py",
+        "-2.py",
+        "\x1b]0;owned\x07\x1b[2Jbell.py",
+    ] {
+        copy(SOLUTION, &class.join(name));
+    }
+    let out = work.path().join("out");
+    let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let csv = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    for line in csv.lines().skip(1) {
+        let first = line.trim_start_matches('"');
+        assert!(
+            !first.starts_with(['=', '+', '-', '@']),
+            "a cell a spreadsheet runs: {line}"
+        );
+    }
+    assert!(csv.contains("'=1+2"), "{csv}");
+    for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+        assert!(
+            !bytes.iter().any(|b| *b == 0x1b || *b == 0x07),
+            "raw control characters on {stream}: {:?}",
+            text(bytes)
+        );
+    }
+}
+
+fn workspaces() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/run")
+        .into_iter()
+        .chain(std::fs::read_dir(std::env::temp_dir()))
+        .flat_map(|entries| entries.flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("parcall-grade-")
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
+    let _serial = serial();
+    let work = tempfile::tempdir().unwrap();
+    let class = solo_class(work.path());
+    copy(
+        "conformance/fixtures/python/hostile/sleeper.py",
+        &class.join("zz_sleeper.py"),
+    );
+    let out = work.path().join("out");
+    let before = workspaces();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args([
+            "grade",
+            class.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args([
+            "--seed",
+            "5",
+            "--fuzz",
+            "0",
+            "--function",
+            "execute_tool_calls",
+        ])
+        .args(["--jobs", "1", "--timeout", "5"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let alice = out.join("submissions/alice/gradescope.json");
+    let started = Instant::now();
+    while !alice.exists() && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Give the sleeper's sandbox time to exist, then kill the grader outright.
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let graded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&alice).unwrap()).unwrap();
+    assert!(graded["score"].as_f64().unwrap() > 0.0);
+    let book: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
+            .unwrap();
+    assert_eq!(book["complete"], false);
+    // The next run (of anything) removes the killed run's workspace.
+    let next = work.path().join("next");
+    let output = grade(&[
+        class.join("alice.py").to_str().unwrap(),
+        "--out",
+        next.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // A subset: the next run also removes workspaces that other killed runs left earlier.
+    let after = workspaces();
+    assert!(
+        after.iter().all(|w| before.contains(w)),
+        "the killed run's workspace is still there: {after:?}"
+    );
+}
+
+#[test]
+fn a_full_disk_leaves_no_empty_result_and_says_so() {
+    let _serial = serial();
+    // SAFETY: geteuid has no side effects.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mounting a small filesystem for --out needs root");
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let class = solo_class(work.path());
+    let out = work.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=12k", "parcall-test-full"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    if !mounted.success() {
+        eprintln!("skipped: cannot mount a tmpfs here");
+        return;
+    }
+    let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let mut empty = Vec::new();
+    let mut stack = vec![out.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.len() == 0 {
+                empty.push(entry.path());
+            }
+        }
+    }
+    let _ = Command::new("umount").arg(&out).status();
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    assert!(empty.is_empty(), "empty results: {empty:?}");
+    assert!(text(&output.stderr).contains("cannot write"));
+}
+
+#[test]
+fn set_up_mistakes_are_set_up_errors_not_zero_grades() {
+    let _serial = serial();
+    let work = tempfile::tempdir().unwrap();
+    let class = solo_class(work.path());
+    let rubric = |name: &str, body: &str| {
+        let path = work.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let infinite = rubric(
+        "infinite.json",
+        r#"{"format": "parcall-rubric", "version": 1, "default_points": Infinity}"#,
+    );
+    let overflowing = rubric(
+        "overflow.json",
+        r#"{"format": "parcall-rubric", "version": 1, "default_points": 1e308}"#,
+    );
+    let mistakes: [&[&str]; 7] = [
+        &["--python", "/nonexistent/python3"],
+        &["--memory-mib", "17592186044416"],
+        &["--rubric", &infinite],
+        &["--rubric", &overflowing],
+        &["--timeout", "nan"],
+        &["--memory-mib", "1"],
+        // Allowed by the flag, too small for Python: caught by the canary.
+        &["--memory-mib", "16"],
+    ];
+    for (n, mistake) in mistakes.iter().enumerate() {
+        let out = work.path().join(format!("out-{n}"));
+        let mut args = vec![class.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(mistake);
+        let output = grade(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{mistake:?}: {}{}",
+            text(&output.stdout),
+            text(&output.stderr)
+        );
+        assert!(
+            !out.join("gradebook.json").exists(),
+            "{mistake:?} wrote grades"
+        );
+    }
+}
