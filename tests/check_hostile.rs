@@ -161,6 +161,7 @@ fn double_forked_setsid_processes_without_environment_die_with_the_run() {
         &[("PARCALL_FIXTURE_TOKEN", &token)],
         Duration::from_secs(60),
     );
+    assert_none_left(&token);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let report = json(&output);
     let containment = report["containment"]
@@ -171,7 +172,6 @@ fn double_forked_setsid_processes_without_environment_die_with_the_run() {
         containment.contains("PID namespace") || containment.contains("subreaper"),
         "{containment}"
     );
-    assert_none_left(&token);
 }
 
 #[test]
