@@ -174,11 +174,42 @@ fn double_forked_setsid_processes_without_environment_die_with_the_run() {
     );
 }
 
+/// Where no PID namespace can be made, parcall is a child subreaper: the same escapees are
+/// re-parented to it and killed.
+#[test]
+fn without_a_pid_namespace_the_subreaper_catches_them() {
+    let token = format!("parcall-subreaper-probe-{}", std::process::id());
+    let output = run_with(
+        &[
+            "check",
+            &fixture("escape_processes"),
+            "--case",
+            "exec-seed-*",
+            "--format",
+            "json",
+        ],
+        &[
+            ("PARCALL_FIXTURE_TOKEN", &token),
+            ("PARCALL_NO_PID_NAMESPACE", "1"),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_none_left(&token);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let containment = json(&output)["containment"].as_str().unwrap().to_owned();
+    assert!(containment.starts_with("child subreaper"), "{containment}");
+}
+
 #[test]
 fn the_implementation_dies_when_parcall_is_killed() {
     let token = format!("parcall-orphan-probe-{}", std::process::id());
     let mut parcall = Command::new(binary())
-        .args(["check", &fixture("escape_processes"), "--case", "exec-seed-001"])
+        .args([
+            "check",
+            &fixture("escape_processes"),
+            "--case",
+            "exec-seed-001",
+        ])
         .args(["--timeout", "60"])
         .current_dir(root())
         .env("PARCALL_FIXTURE_TOKEN", &token)
@@ -293,7 +324,10 @@ fn a_spent_budget_ends_the_run_as_incomplete() {
     // Cases before the hang pass; the one that hangs and every later one are not run.
     let outcomes = outcomes(&report);
     assert!(outcomes.iter().any(|o| o == "skipped"), "{outcomes:?}");
-    assert!(outcomes.iter().all(|o| o == "pass" || o == "skipped"), "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| o == "pass" || o == "skipped"),
+        "{outcomes:?}"
+    );
     assert!(report["error"].as_str().unwrap().contains("--budget"));
     assert!(
         started.elapsed() < Duration::from_secs(25),
