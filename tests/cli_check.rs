@@ -330,7 +330,10 @@ fn stable(text: &str) -> String {
         (r#"timestamp="[^"]+""#, r#"timestamp="[t]""#),
         // PID namespace or subreaper, depending on what the machine allows.
         (r"containment: [^\n]+", "containment: [containment]"),
-        (r#""containment": "[^"]*""#, r#""containment": "[containment]""#),
+        (
+            r#""containment": "[^"]*""#,
+            r#""containment": "[containment]""#,
+        ),
     ];
     let mut text = text.to_owned();
     for (pattern, replacement) in patterns {
