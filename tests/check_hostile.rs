@@ -510,3 +510,41 @@ fn a_missing_program_is_a_set_up_error(#[case] args: &[&str], #[case] message: &
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(message), "{stderr}");
 }
+
+/// Runs parcall to the end and returns its exit code and the peak resident memory, in KiB,
+/// of it and the processes it waited for (wait4's rusage).
+fn run_measured(args: &[&str]) -> (i32, i64) {
+    let child = Command::new(binary())
+        .args(args)
+        .current_dir(root())
+        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; status and usage are ours.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    (libc::WEXITSTATUS(status), usage.ru_maxrss)
+}
+
+/// Issue #12 item 7: a module that wraps the adapter so every reply carries 10 MB cannot
+/// grow parcall: each such reply is a protocol error, and nothing of it is kept.
+#[test]
+fn inflated_replies_do_not_grow_parcall() {
+    let (code, peak_kib) = run_measured(&[
+        "check",
+        &fixture("inflate_replies"),
+        "--case",
+        "exec-*",
+        "--fuzz",
+        "0",
+    ]);
+    assert_eq!(code, 1);
+    // 10 MB per case over about 100 cases would be a gigabyte; parcall and one Python
+    // process at a time stay far below 300 MB.
+    assert!(peak_kib < 300 * 1024, "peak {} MiB", peak_kib / 1024);
+}

@@ -53,7 +53,7 @@ impl Default for Limits {
             memory_bytes: Some(2 << 30),
             // Far above any honest reply; what one line may hold is bounded further by
             // the runner (runner::bounds).
-            max_line_bytes: 8 << 20,
+            max_line_bytes: 2 << 20,
             tail_bytes: 16 << 10,
             cpu_seconds: None,
             processes: None,

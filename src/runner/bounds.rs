@@ -13,8 +13,11 @@ pub const MAX_TEXT_BYTES: usize = 256 << 10;
 /// The most invocations one batch may report.
 pub const MAX_INVOCATIONS: usize = 10_000;
 /// The most values (every list item, object member and scalar) in one batch's output or
-/// invocations.
-pub const MAX_VALUES: usize = 200_000;
+/// invocations. The largest spec case holds about 100.
+pub const MAX_VALUES: usize = 10_000;
+/// What is kept of a case's printed output once the reply passed its bounds: reports show
+/// it for people, and a run keeps every case's, so it is clipped like a process's tail.
+pub const KEPT_PRINTED_BYTES: usize = 16 << 10;
 /// The most digits of an integer: CPython's own default limit for converting an integer to
 /// text (`sys.get_int_max_str_digits()`).
 pub const MAX_INTEGER_DIGITS: usize = 4300;
@@ -150,6 +153,28 @@ fn walk(field: &str, value: &Value, depth: usize, budget: &mut usize) -> Result<
     Ok(())
 }
 
+/// `printed` cut to about [`KEPT_PRINTED_BYTES`]: its beginning and its end (where the
+/// adapters note what they dropped), with a note of what was left out between them.
+pub fn kept_printed(printed: String) -> String {
+    if printed.len() <= KEPT_PRINTED_BYTES {
+        return printed;
+    }
+    let mut head = KEPT_PRINTED_BYTES * 3 / 4;
+    while !printed.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = printed.len() - KEPT_PRINTED_BYTES / 4;
+    while !printed.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n[parcall: {} bytes not kept]\n{}",
+        &printed[..head],
+        tail - head,
+        &printed[tail..]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +229,16 @@ mod tests {
         assert!(check_case(&returned(Value::Null, vec![]), 0)
             .unwrap_err()
             .contains("1 batch results for a case of 0 batches"));
+    }
+
+    #[test]
+    fn printed_output_is_clipped_when_kept() {
+        assert_eq!(kept_printed("short".into()), "short");
+        let long = format!("{}[dropped: 7]", "é".repeat(KEPT_PRINTED_BYTES));
+        let kept = kept_printed(long);
+        assert!(kept.len() < KEPT_PRINTED_BYTES + 40, "{}", kept.len());
+        assert!(kept.contains(" bytes not kept]\n"));
+        assert!(kept.ends_with("[dropped: 7]"));
     }
 
     #[test]

@@ -254,7 +254,8 @@ impl<'c> Runner<'_> {
                 Answer::Reply(reply) => {
                     consecutive_failures = 0;
                     let outcome = judge_reply(oldest.case, &reply);
-                    self.record(oldest.case, outcome, reply.output, elapsed);
+                    let printed = bounds::kept_printed(reply.output);
+                    self.record(oldest.case, outcome, printed, elapsed);
                 }
                 Answer::Failed(failure) => {
                     // Every failure costs a restart, a wrong id or a garbled line as much as a
