@@ -548,3 +548,43 @@ fn inflated_replies_do_not_grow_parcall() {
     // process at a time stay far below 300 MB.
     assert!(peak_kib < 300 * 1024, "peak {} MiB", peak_kib / 1024);
 }
+
+/// A module that finds parcall's pid and SIGKILLs it: parcall must survive to write its
+/// report. In a PID namespace it cannot name parcall's pid; with the subreaper fallback it
+/// can, which README says (so this test needs the namespace).
+#[test]
+fn an_implementation_cannot_kill_parcall() {
+    let output = run(&[
+        "check",
+        &fixture("kills_parcall"),
+        "--case",
+        "exec-seed-001",
+        "--format",
+        "json",
+    ]);
+    let report = json(&output);
+    if !report["containment"]
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("PID namespace")
+    {
+        eprintln!("no PID namespace on this machine: not applicable");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(report["complete"], true);
+}
+
+/// A parcall killed outright leaves its adapter folder behind; the next run removes it.
+#[test]
+fn the_next_run_removes_the_folders_of_a_killed_one() {
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead_pid = gone.id();
+    gone.wait().unwrap();
+    let stale = std::env::temp_dir().join(format!("parcall-adapter-{dead_pid}-stale"));
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("parcall_adapter.py"), "").unwrap();
+    let output = run(&["check", SOLUTION, "--case", "exec-seed-001", "--fuzz", "0"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert!(!stale.exists(), "{} is still there", stale.display());
+}

@@ -159,8 +159,9 @@ fn under_adapter(
         "--node"
     };
     let interpreter = resolve_program(interpreter, flag)?;
+    remove_stale_adapter_dirs();
     let dir = tempfile::Builder::new()
-        .prefix("parcall-adapter-")
+        .prefix(&format!("{ADAPTER_DIR_PREFIX}{}-", std::process::id()))
         .tempdir()?;
     let adapter = dir.path().join(adapter_name);
     std::fs::write(&adapter, adapter_source)?;
@@ -180,6 +181,40 @@ fn under_adapter(
         containment: Containment::ProcessGroup,
         _adapter_dir: Some(dir),
     })
+}
+
+/// Adapter folders are named `parcall-adapter-PID-XXXXXX` after the parcall that made them.
+const ADAPTER_DIR_PREFIX: &str = "parcall-adapter-";
+
+/// Removes the adapter folders of parcall runs that were killed before they could (a
+/// killed CI step): ours, by uid, whose parcall is gone. A folder whose pid is alive is
+/// left alone, even if that pid was reused: one stale folder is cheaper than a wrong guess.
+fn remove_stale_adapter_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    // SAFETY: geteuid has no side effects.
+    let uid = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(ADAPTER_DIR_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // symlink_metadata: a link planted under that name is not followed.
+        let ours = std::fs::symlink_metadata(entry.path())
+            .is_ok_and(|m| m.is_dir() && std::os::unix::fs::MetadataExt::uid(&m) == uid);
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if ours && gone && pid > 0 {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// A program that speaks the protocol itself, given as one shell-style command line.
