@@ -514,6 +514,10 @@ fn a_missing_program_is_a_set_up_error(#[case] args: &[&str], #[case] message: &
 /// Runs parcall to the end and returns its exit code and the peak resident memory, in KiB,
 /// of it and the processes it waited for (wait4's rusage).
 fn run_measured(args: &[&str]) -> (i32, i64) {
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped by wait4 below, which std does not know of"
+    )]
     let child = Command::new(binary())
         .args(args)
         .current_dir(root())
