@@ -280,6 +280,16 @@ fn text_from_the_implementation_cannot_drive_the_terminal() {
         "raw control characters: {dangerous:?}\n{report}"
     );
     assert!(report.contains("\\x1b]0;pwned\\x07"), "{report}");
+    let tap = run(&[
+        "check",
+        &fixture("terminal_injection"),
+        "--case",
+        "exec-seed-*",
+        "--format",
+        "tap",
+    ]);
+    let tap = String::from_utf8_lossy(&tap.stdout);
+    assert!(!tap.contains(['\x1b', '\r', '\u{202e}']), "{tap}");
     assert!(!report
         .lines()
         .any(|l| palette.replace_all(l, "") == "189 passed, 0 failed"));
