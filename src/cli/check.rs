@@ -5,10 +5,12 @@ use super::exit;
 use super::{CheckArgs, SpecArg};
 use crate::fuzz::{self, regressions};
 use crate::process::Limits;
+use crate::report::expectations::ExpectationsFile;
 use crate::report::{self, Context, Palette, Report, Verdict};
 use crate::runner::{self, Run, Settings};
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
+use crate::subject::environment::EnvPolicy;
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
@@ -31,7 +33,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         );
     }
     let outcome = execute(&args, &plan);
-    let report = Report::new(
+    let mut report = Report::new(
         &outcome.run,
         &Context {
             spec: &plan.spec,
@@ -40,15 +42,24 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         },
     )
     .with_generated(plan.seed, &outcome.generated);
-    let mut report = report;
+    report.containment = Some(plan.prepared.containment.describe());
+    if let Some(reason) = &outcome.incomplete {
+        report.verdict = Verdict::Error;
+        report.error.get_or_insert_with(|| reason.clone());
+    }
     if let Some(path) = &args.expectations {
-        if let Err(message) = apply_expectations(&mut report, path, args.update_expectations) {
+        // What gates is what was read before the implementation started: it may have
+        // rewritten the file since.
+        let loaded = plan.expectations.as_ref();
+        if let Err(message) =
+            apply_expectations(&mut report, path, args.update_expectations, loaded)
+        {
             eprintln!("error: {message}");
             return Ok(exit::USAGE);
         }
     }
     for note in &outcome.notes {
-        eprintln!("parcall: {note}");
+        eprintln!("parcall: {}", report::escape::line(note));
     }
     let mut unwritten = false;
     for target in &args.report {
@@ -100,21 +111,17 @@ fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<()
     temporary.persist(path).map(drop).map_err(|e| fail(e.error))
 }
 
-/// Applies (or first rewrites, with `--update-expectations`) the expectations file.
+/// Applies (or first rewrites, with `--update-expectations`) the expectations file, as it
+/// was read before the run (`loaded`).
 fn apply_expectations(
     report: &mut Report,
     path: &std::path::Path,
     update: bool,
+    loaded: Option<&ExpectationsFile>,
 ) -> Result<(), String> {
-    use crate::report::expectations::ExpectationsFile;
     let name = path.display().to_string();
     let file = if update {
-        let previous = if path.exists() {
-            Some(ExpectationsFile::load(path)?)
-        } else {
-            None
-        };
-        let file = ExpectationsFile::from_report(report, previous.as_ref());
+        let file = ExpectationsFile::from_report(report, loaded);
         file.save(path)
             .map_err(|e| format!("{name}: cannot write: {e}"))?;
         eprintln!(
@@ -123,15 +130,33 @@ fn apply_expectations(
         );
         file
     } else {
-        ExpectationsFile::load(path)?
+        loaded
+            .cloned()
+            .ok_or_else(|| format!("{name}: was not read before the run"))?
     };
     file.apply(report, &name);
     Ok(())
 }
 
-/// Everything settled before the implementation starts: bad input is refused here.
+/// Reads `--expectations` before anything runs. With `--update-expectations` a missing
+/// file is fine (it is created); a file that exists must be valid either way.
+fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, String> {
+    let Some(path) = &args.expectations else {
+        return Ok(None);
+    };
+    let missing =
+        std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+    if args.update_expectations && missing {
+        return Ok(None);
+    }
+    ExpectationsFile::load(path).map(Some)
+}
+
+/// Everything settled before the implementation starts: bad input is refused here, and
+/// every input that gates the verdict is read here, so the implementation cannot change it.
 struct Plan {
     spec: Spec,
+    expectations: Option<ExpectationsFile>,
     /// Recorded regressions, then the selected spec cases.
     cases: Vec<SpecCase>,
     functions: Vec<Function>,
@@ -162,9 +187,18 @@ impl Plan {
             }
         }
         cases.extend(selected);
+        let expectations = load_expectations(args)?;
+        if let Some(dir) = args
+            .save_failures
+            .as_ref()
+            .filter(|d| d.exists() && !d.is_dir())
+        {
+            return Err(format!("--save-failures {}: not a folder", dir.display()));
+        }
         let prepared = prepare(args).map_err(|e| e.to_string())?;
         Ok(Plan {
             spec,
+            expectations,
             cases,
             functions,
             prepared,
@@ -211,12 +245,15 @@ struct Outcome {
     run: Run,
     generated: Vec<fuzz::Summary>,
     notes: Vec<String>,
+    /// Why the run could not complete (its budget was spent).
+    incomplete: Option<String>,
 }
 
 fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
     let settings = Settings {
-        timeout: Duration::from_secs_f64(args.timeout),
-        startup: Duration::from_secs_f64(args.startup_timeout),
+        timeout: args.timeout,
+        startup: args.startup_timeout,
+        deadline: Some(Instant::now() + args.budget),
         ..Settings::default()
     };
     let check_plan = fuzz::CheckPlan {
@@ -241,6 +278,7 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         run: checked.run,
         generated: checked.generated,
         notes,
+        incomplete: checked.incomplete,
     }
 }
 
@@ -301,16 +339,22 @@ fn clear_progress() {
 
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
     let limits = Limits {
+        // values::mib bounds the flag, so the shift cannot overflow.
         memory_bytes: (args.memory_mib > 0).then_some(args.memory_mib << 20),
         ..Limits::default()
     };
-    match (&args.implementation, &args.cmd) {
+    let env = EnvPolicy {
+        inherit: args.inherit_env,
+        pass: args.pass_env.clone(),
+    };
+    let prepared = match (&args.implementation, &args.cmd) {
         (_, Some(cmd)) => adapters::command(cmd, limits),
         (Some(path), None) => adapters::module(path, &args.python, &args.node, limits),
         (None, None) => Err(adapters::PrepareError::Command(
             "name an implementation (a .py file) or pass --cmd \"PROGRAM ARGS\"".into(),
         )),
-    }
+    }?;
+    Ok(prepared.contained(&env))
 }
 
 /// The command that reruns this check, without case filters.

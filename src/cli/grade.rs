@@ -102,7 +102,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         seed,
         fuzz: args.fuzz,
         settings: Settings {
-            timeout: Duration::from_secs_f64(args.timeout),
+            timeout: args.timeout,
             ..Settings::default()
         },
         sandbox: &sandbox,

@@ -5,9 +5,11 @@ mod check;
 pub mod exit;
 mod grade;
 mod spec_cmd;
+pub mod values;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// parcall: the conformance suite for parallel tool calling.
 ///
@@ -64,10 +66,10 @@ pub struct GradeArgs {
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Hidden generated cases per function.
-    #[arg(long, value_name = "N", default_value_t = 200)]
+    #[arg(long, value_name = "N", default_value = "200", value_parser = values::generated)]
     pub fuzz: usize,
     /// Submissions graded at once (default: the number of cores).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = values::jobs)]
     pub jobs: Option<usize>,
     /// Grade only shard I of N (1-based), e.g. for CI matrix jobs or Slurm arrays; needs
     /// --seed so every shard uses the same hidden cases.
@@ -79,32 +81,19 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = seconds)]
-    pub timeout: f64,
-    /// Memory limit in MiB: of each process (address space) and, where cgroups allow, of
-    /// all a submission's processes together.
-    #[arg(long, value_name = "MIB", default_value_t = 1024,
-          value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    pub timeout: Duration,
+    /// Address-space limit per submission in MiB (at least 16).
+    #[arg(long, value_name = "MIB", default_value = "1024", value_parser = values::mib_at_least_16)]
     pub memory_mib: u64,
     /// CPU seconds per submission process.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120,
-          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = values::whole_seconds)]
     pub cpu_seconds: u64,
     /// Wall-clock seconds one submission may take in all (start-ups and restarts included);
     /// cases left when it runs out are not run.
     #[arg(long, value_name = "SECONDS", default_value_t = 600,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub submission_seconds: u64,
-}
-
-/// A number of seconds: finite, positive, at most a day (`Duration` panics on the rest).
-fn seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
-        _ => Err(format!(
-            "`{text}` is not a number of seconds between 0 and 86400"
-        )),
-    }
 }
 
 /// `parcall check`.
@@ -145,17 +134,30 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report_target)]
     pub report: Vec<ReportTarget>,
     /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = seconds)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    pub timeout: Duration,
     /// Seconds start-up (import included) may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = seconds)]
-    pub startup_timeout: f64,
-    /// Address-space limit of the implementation in MiB (0: none).
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
+    pub startup_timeout: Duration,
+    /// Seconds the whole run may take; cases still waiting then are not run, and the run
+    /// is incomplete (exit 3).
+    #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
+    pub budget: Duration,
+    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
+    /// a crash.
+    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
     pub memory_mib: u64,
+    /// Pass this environment variable to the implementation too (repeatable). By default
+    /// only PATH, HOME, TMPDIR, TZ, the locale (LANG, LANGUAGE, LC_*), PYTHONPATH,
+    /// VIRTUAL_ENV, NODE_PATH and PARCALL_* pass: a CI job's secrets stay behind.
+    #[arg(long, value_name = "NAME", value_parser = crate::subject::environment::variable_name)]
+    pub pass_env: Vec<String>,
+    /// Pass every environment variable to the implementation (secrets included).
+    #[arg(long)]
+    pub inherit_env: bool,
     /// Generated cases per function, beyond the spec's own (0: none). Default 500, or 0
     /// when --case or --requirement picks cases.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = values::generated)]
     pub fuzz: Option<usize>,
     /// Seed of the generated cases; the same seed reproduces the run exactly. Default: a
     /// fresh one, printed and recorded in every report.
@@ -213,7 +215,7 @@ pub enum SpecCommand {
         spec: SpecArg,
         /// Also write N generated cases per function (cases/<function>/generated.json),
         /// exactly those `parcall check --seed S --fuzz N` runs.
-        #[arg(long, value_name = "N", default_value_t = 0)]
+        #[arg(long, value_name = "N", default_value = "0", value_parser = values::generated)]
         generated: usize,
         /// Seed of the generated cases.
         #[arg(long, value_name = "S", default_value_t = 1)]

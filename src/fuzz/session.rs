@@ -36,6 +36,8 @@ pub enum Undefined {
 pub struct Checked {
     pub run: Run,
     pub generated: Vec<super::Summary>,
+    /// Why the run did not complete (its budget was spent), if it did not.
+    pub incomplete: Option<String>,
 }
 
 /// Starts the implementation, runs everything, shuts it down.
@@ -54,6 +56,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
             return Checked {
                 run,
                 generated: Vec::new(),
+                incomplete: None,
             };
         }
     };
@@ -83,6 +86,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         Vec::new()
     };
     runner.on_result = None;
+    let incomplete = runner.incomplete();
     results.extend(generated.iter().map(|g| g.result.clone()));
     let (implementation, functions) = runner.shutdown();
     let run = Run {
@@ -92,5 +96,9 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         start_error: None,
         duration: started.elapsed(),
     };
-    Checked { run, generated }
+    Checked {
+        run,
+        generated,
+        incomplete,
+    }
 }

@@ -3,9 +3,11 @@
 //! before exec, a deadline on every read, and the whole process group killed and reaped on
 //! drop, with a sweep for anything that escaped the group.
 
+pub mod contain;
 mod reaper;
 mod tail;
 
+pub use contain::Containment;
 pub use reaper::{sweep, MARKER_VARIABLE};
 pub use tail::Tail;
 
@@ -16,7 +18,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
@@ -49,7 +51,9 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             memory_bytes: Some(2 << 30),
-            max_line_bytes: 64 << 20,
+            // Far above any honest reply; what one line may hold is bounded further by
+            // the runner (runner::bounds).
+            max_line_bytes: 2 << 20,
             tail_bytes: 16 << 10,
             cpu_seconds: None,
             processes: None,
@@ -165,6 +169,7 @@ impl Child {
             command.pre_exec(move || child_setup(child_fds, &limits));
         }
         let mut child = command.spawn()?;
+        contain::register(child.id());
         // The child has its copies; ours must close, or EOF would never be seen.
         drop(request_read);
         drop(reply_write);
@@ -175,7 +180,9 @@ impl Child {
         threads.push(drain(child.stderr.take().expect("piped"), stderr.clone()));
         let (requests, request_rx) = mpsc::channel::<String>();
         threads.push(write_requests(File::from(request_write), request_rx));
-        let (reply_tx, replies) = mpsc::channel();
+        // Bounded: a child that writes replies faster than they are judged blocks on its
+        // pipe instead of growing parcall's memory (each line is itself bounded).
+        let (reply_tx, replies) = mpsc::sync_channel(REPLIES_QUEUED);
         threads.push(read_replies(
             File::from(reply_read),
             reply_tx,
@@ -248,10 +255,15 @@ impl Child {
     /// Kills the process group and anything that escaped it, and reaps the child.
     pub fn kill(&mut self) {
         reaper::kill_group(self.child.id() as i32);
+        // The child itself too: one that called setsid left the group, and the wait below
+        // would otherwise never end.
+        let _ = self.child.kill();
         reaper::sweep(&self.marker);
         if let Ok(status) = self.child.wait() {
             self.status.get_or_insert(status);
         }
+        contain::unregister(self.child.id());
+        contain::kill_orphans();
         // Closing the request channel ends the writer thread; the readers end at EOF once
         // every process holding the pipes is dead. They are detached, not joined: a process
         // that escaped both the group and the sweep must not hang the runner.
@@ -369,7 +381,10 @@ fn write_requests(mut pipe: File, lines: Receiver<String>) -> JoinHandle<()> {
     })
 }
 
-fn read_replies(pipe: File, events: Sender<Event>, max_line: usize) -> JoinHandle<()> {
+/// Reply lines read ahead of the runner, at most.
+const REPLIES_QUEUED: usize = 4;
+
+fn read_replies(pipe: File, events: SyncSender<Event>, max_line: usize) -> JoinHandle<()> {
     thread::spawn(move || {
         let mut reader = BufReader::with_capacity(1 << 16, pipe);
         loop {

@@ -61,7 +61,8 @@ pub fn json_diff(expected: &Value, actual: &Value, palette: Palette) -> String {
         .diff_lines(&left, &right);
     let mut out = String::new();
     for change in diff.iter_all_changes() {
-        let line = change.value().trim_end_matches('\n');
+        // Values may come from the implementation: shown escaped, never obeyed.
+        let line = super::escape::line(change.value().trim_end_matches('\n'));
         let _ = match change.tag() {
             ChangeTag::Delete => writeln!(out, "{}", palette.removed(format!("-{line}"))),
             ChangeTag::Insert => writeln!(out, "{}", palette.added(format!("+{line}"))),

@@ -95,10 +95,22 @@ impl ExpectationsFile {
         }
     }
 
+    /// Writes the file through a temporary file and a rename: whatever the path holds now
+    /// (the implementation ran in between: a FIFO, a link) is replaced, never written into.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let mut text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         text.push('\n');
-        std::fs::write(path, text)
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
+        use std::os::unix::fs::PermissionsExt;
+        let readable = std::fs::Permissions::from_mode(0o644);
+        temporary.as_file().set_permissions(readable)?;
+        std::io::Write::write_all(&mut temporary, text.as_bytes())?;
+        temporary.persist(path).map_err(|e| e.error)?;
+        Ok(())
     }
 
     /// Applies the expectations to a report: matching failures become expected, and every

@@ -1,8 +1,13 @@
 //! The report people read: a line per failing case, then each failure in full (input,
 //! diff, invocations, what was printed, the command that reruns it), a summary per
 //! requirement, and a last line `N passed, N failed`.
+//!
+//! Every text here may come from the implementation (directly, or through a case it got
+//! recorded as a regression), so each is escaped on its way out: `line` for one-line
+//! texts, `text` for multi-line ones. Only the palette writes escape sequences.
 
 use super::diff::{alike, json_diff};
+use super::escape::{line, text};
 use super::model::{CaseReport, Detail, Report};
 use super::palette::Palette;
 use crate::json::{dumps, Style, Value};
@@ -21,7 +26,7 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
             out,
             "\n{} {}",
             palette.fail("error:"),
-            indent_rest(error, "       ")
+            indent_rest(&text(error), "       ")
         )?;
         writeln!(
             out,
@@ -41,9 +46,9 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
                 out,
                 "{} {}  {}  [{}]",
                 palette.fail("FAIL"),
-                palette.bold(&case.id),
+                palette.bold(line(&case.id)),
                 case.outcome,
-                case.requirements.join(", ")
+                line(&case.requirements.join(", "))
             )?;
         }
         for case in &failures {
@@ -56,7 +61,7 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
         writeln!(out, "\n{} {expected} expected failures (listed in the expectations file with these outcomes)", palette.warn("XFAIL"))?;
     }
     for problem in &report.expectation_problems {
-        writeln!(out, "{} {problem}", palette.fail("expectations:"))?;
+        writeln!(out, "{} {}", palette.fail("expectations:"), line(problem))?;
     }
     requirements(report, palette, out)?;
     let summary = &report.summary;
@@ -88,15 +93,22 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
     let implementation = report
         .implementation
         .as_ref()
-        .map(|i| format!(" · {} {}", i.language, i.version))
+        .map(|i| format!(" · {} {}", line(&i.language), line(&i.version)))
         .unwrap_or_default();
     writeln!(
         out,
         "{} · suite {} · {}{implementation}",
         palette.bold(format!("parcall {}", report.parcall)),
-        report.suite,
-        report.target
+        line(&report.suite),
+        line(&report.target)
     )?;
+    if let Some(containment) = &report.containment {
+        writeln!(
+            out,
+            "{}",
+            palette.dim(format!("containment: {containment}"))
+        )?;
+    }
     let mut functions = Vec::new();
     for function in crate::spec::Function::ALL {
         let count = report
@@ -143,18 +155,27 @@ fn failure(
     writeln!(
         out,
         "\n{} {}",
-        palette.fail(format!("━━ {} ━━", case.id)),
+        palette.fail(format!("━━ {} ━━", line(&case.id))),
         case.outcome
     )?;
-    writeln!(out, "{}", case.description)?;
-    writeln!(out, "{}", palette.dim(format!("file: {}", case.file)))?;
+    writeln!(out, "{}", line(&case.description))?;
+    writeln!(
+        out,
+        "{}",
+        palette.dim(format!("file: {}", line(&case.file)))
+    )?;
     for id in &case.requirements {
         let statement = report
             .requirements
             .iter()
             .find(|r| &r.id == id)
             .map_or("", |r| r.statement.as_str());
-        writeln!(out, "{} {}", palette.bold(format!("{id}:")), statement)?;
+        writeln!(
+            out,
+            "{} {}",
+            palette.bold(format!("{}:", line(id))),
+            line(statement)
+        )?;
     }
     if let Some(Value::Object(input)) = &case.input {
         let batch = match &case.detail {
@@ -167,59 +188,60 @@ fn failure(
         };
         writeln!(out, "input (batch {batch}):")?;
         for (name, value) in input {
-            writeln!(out, "  {name}: {}", dumps(value, COMPACT))?;
+            writeln!(out, "  {}: {}", line(name), line(&dumps(value, COMPACT)))?;
         }
     }
     if let Some(detail) = &case.detail {
         explain(detail, palette, out)?;
     }
     if !case.printed.trim().is_empty() {
-        writeln!(out, "printed:\n{}", indent(case.printed.trim_end(), "  "))?;
+        let printed = text(case.printed.trim_end());
+        writeln!(out, "printed:\n{}", indent(&printed, "  "))?;
     }
     if !case.process_output.trim().is_empty() {
         writeln!(
             out,
             "process output (last bytes):\n{}",
-            indent(case.process_output.trim_end(), "  ")
+            indent(&text(case.process_output.trim_end()), "  ")
         )?;
     }
-    writeln!(out, "{} {}", palette.dim("rerun:"), case.rerun)
+    writeln!(out, "{} {}", palette.dim("rerun:"), line(&case.rerun))
 }
 
 fn explain(detail: &Detail, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
     match detail {
         Detail::WrongOutput { pointer, expected, actual, .. } => {
-            let at = if pointer.is_empty() { "the top level".to_owned() } else { pointer.clone() };
+            let at = if pointer.is_empty() { "the top level".to_owned() } else { line(pointer).into_owned() };
             writeln!(out, "output differs at {} ({} expected, {} actual):", palette.bold(at), palette.removed("-"), palette.added("+"))?;
             if alike(expected, actual) {
                 write!(out, "{}", indent(&json_diff(expected, actual, palette), "  "))
             } else {
-                writeln!(out, "  expected: {}", dumps(expected, COMPACT))?;
-                writeln!(out, "  actual:   {}", dumps(actual, COMPACT))
+                writeln!(out, "  expected: {}", line(&dumps(expected, COMPACT)))?;
+                writeln!(out, "  actual:   {}", line(&dumps(actual, COMPACT)))
             }
         }
         Detail::WrongInvocations { missing, unexpected, .. } => {
             writeln!(out, "the output is right, but the tools were not invoked as required:")?;
             for value in missing {
-                writeln!(out, "  {} {}", palette.removed("missing:   "), dumps(value, COMPACT))?;
+                writeln!(out, "  {} {}", palette.removed("missing:   "), line(&dumps(value, COMPACT)))?;
             }
             for value in unexpected {
-                writeln!(out, "  {} {}", palette.added("unexpected:"), dumps(value, COMPACT))?;
+                writeln!(out, "  {} {}", palette.added("unexpected:"), line(&dumps(value, COMPACT)))?;
             }
             Ok(())
         }
         Detail::Exception { message, traceback, .. } => {
             writeln!(out, "the function raised:")?;
             if !traceback.trim().is_empty() {
-                writeln!(out, "{}", indent(traceback.trim_end(), "  "))?;
+                writeln!(out, "{}", indent(&text(traceback.trim_end()), "  "))?;
             }
-            writeln!(out, "  {}", palette.fail(message))
+            writeln!(out, "  {}", palette.fail(text(message)))
         }
         Detail::Timeout { seconds } => writeln!(out, "no answer within {seconds:.1}s (an infinite loop, or a deadlock?); the process was killed and restarted"),
-        Detail::Crash { message } => writeln!(out, "{message}; the process was restarted"),
-        Detail::Protocol { message } => writeln!(out, "protocol error: {message}"),
+        Detail::Crash { message } => writeln!(out, "{}; the process was restarted", text(message)),
+        Detail::Protocol { message } => writeln!(out, "protocol error: {}", text(message)),
         Detail::NotImplemented => writeln!(out, "the implementation does not define this function"),
-        Detail::Skipped { reason } => writeln!(out, "{reason}"),
+        Detail::Skipped { reason } => writeln!(out, "{}", text(reason)),
     }
 }
 
@@ -241,7 +263,7 @@ fn skipped(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result
         "\n{} {} cases not run: {}",
         palette.warn("SKIP"),
         skipped.len(),
-        reason.trim_start_matches("not run: ")
+        line(reason.trim_start_matches("not run: "))
     )
 }
 
@@ -267,7 +289,13 @@ fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::R
         } else {
             palette.fail("✗").to_string()
         };
-        writeln!(out, "  {mark} {:<width$}  {}/{}", r.id, r.passed, r.cases)?;
+        writeln!(
+            out,
+            "  {mark} {:<width$}  {}/{}",
+            line(&r.id),
+            r.passed,
+            r.cases
+        )?;
     }
     Ok(())
 }

@@ -140,12 +140,16 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "TAP version 14")?;
     if let Some(error) = &report.error {
-        writeln!(out, "# {}", error.lines().next().unwrap_or_default())?;
+        // TAP is read on terminals too: text from the implementation is escaped.
+        let first = error.lines().next().unwrap_or_default();
+        writeln!(out, "# {}", super::escape::line(first))?;
     }
     writeln!(
         out,
         "# parcall {} · suite {} · {}",
-        report.parcall, report.suite, report.target
+        report.parcall,
+        super::escape::line(&report.suite),
+        super::escape::line(&report.target)
     )?;
     if let Some(seed) = report.seed {
         writeln!(out, "# seed: {seed}")?;
@@ -153,7 +157,8 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "1..{}", report.cases.len())?;
     for (index, case) in report.cases.iter().enumerate() {
         let number = index + 1;
-        let title = format!("{} - {}", case.id, case.description);
+        let title =
+            super::escape::line(&format!("{} - {}", case.id, case.description)).into_owned();
         match case.outcome.as_str() {
             "pass" => writeln!(out, "ok {number} {title}")?,
             // TAP's TODO: a known failure that does not fail the run.
@@ -165,7 +170,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             "skipped" => writeln!(
                 out,
                 "ok {number} {title} # SKIP {}",
-                failure_text(case).lines().next().unwrap_or_default()
+                super::escape::line(failure_text(case).lines().next().unwrap_or_default())
             )?,
             outcome => {
                 writeln!(out, "not ok {number} {title}")?;
@@ -174,7 +179,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "  requirements: [{}]", case.requirements.join(", "))?;
                 writeln!(out, "  message: |")?;
                 for line in failure_text(case).lines() {
-                    writeln!(out, "    {line}")?;
+                    writeln!(out, "    {}", super::escape::line(line))?;
                 }
                 writeln!(out, "  ...")?;
             }

@@ -3,6 +3,7 @@
 
 mod ci;
 pub mod diff;
+pub mod escape;
 pub mod expectations;
 pub mod html;
 mod human;

@@ -49,6 +49,9 @@ pub struct Report {
     pub generated: Vec<GeneratedReport>,
     /// Where the expectations file and reality disagree (each one fails the run).
     pub expectation_problems: Vec<String>,
+    /// How the implementation's processes were kept from outliving the run: `PID
+    /// namespace`, or `child subreaper (...)` where no namespace could be made.
+    pub containment: Option<String>,
     /// Wall time of the run, in milliseconds.
     pub duration_ms: f64,
     /// Always `true`, and always the last field: a report cut short (a killed CI step, a
@@ -231,6 +234,7 @@ impl Report {
             seed: None,
             generated: Vec::new(),
             expectation_problems: Vec::new(),
+            containment: None,
             duration_ms: run.duration.as_secs_f64() * 1e3,
             complete: true,
         }

@@ -2,6 +2,7 @@
 //! a deadline per case, restart after a timeout or crash, and giving up on a function after
 //! repeated failures so a hanging implementation costs seconds, not minutes.
 
+pub mod bounds;
 mod session;
 
 pub use session::{clip, Session, StartError};
@@ -129,6 +130,8 @@ pub struct Runner<'a> {
     session: Option<Session>,
     next_id: u64,
     results: Vec<CaseResult>,
+    /// Set once the run's budget is spent.
+    budget_spent: bool,
     /// Called after every case, for progress displays.
     pub on_result: Option<ResultCallback<'a>>,
 }
@@ -150,6 +153,7 @@ impl<'a> Runner<'a> {
             session: Some(session),
             next_id: opaque_start(),
             results: Vec::new(),
+            budget_spent: false,
             on_result: None,
         })
     }
@@ -157,6 +161,12 @@ impl<'a> Runner<'a> {
     /// The functions the implementation defines.
     pub fn functions(&self) -> &[Function] {
         &self.functions
+    }
+
+    /// Why the run is incomplete: its deadline (`--budget`) passed before every case ran.
+    pub fn incomplete(&self) -> Option<String> {
+        self.budget_spent
+            .then(|| "the run's time budget (--budget) was spent before every case ran".to_owned())
     }
 
     /// Runs `cases` (grouped by function, pipelined) and returns their results in that
@@ -230,8 +240,9 @@ impl<'c> Runner<'_> {
                 .settings
                 .deadline
                 .map_or(turn_deadline, |d| d.min(turn_deadline));
-            let answer = self.await_answer(oldest.id, deadline);
+            let answer = self.await_answer(&oldest, deadline);
             let budget_spent = deadline < turn_deadline && Instant::now() >= deadline;
+            self.budget_spent |= budget_spent;
             if budget_spent && matches!(answer, Answer::Failed(Failure::Timeout { .. })) {
                 // The budget, not the case, ran out: the case is not run, not timed out.
                 in_flight.push_front(oldest);
@@ -243,7 +254,8 @@ impl<'c> Runner<'_> {
                 Answer::Reply(reply) => {
                     consecutive_failures = 0;
                     let outcome = judge_reply(oldest.case, &reply);
-                    self.record(oldest.case, outcome, reply.output, elapsed);
+                    let printed = bounds::kept_printed(reply.output);
+                    self.record(oldest.case, outcome, printed, elapsed);
                 }
                 Answer::Failed(failure) => {
                     // Every failure costs a restart, a wrong id or a garbled line as much as a
@@ -290,7 +302,8 @@ impl<'c> Runner<'_> {
         }
     }
 
-    fn await_answer(&mut self, id: u64, deadline: Instant) -> Answer {
+    fn await_answer(&mut self, sent: &InFlight<'_>, deadline: Instant) -> Answer {
+        let id = sent.id;
         let session = self
             .session
             .as_mut()
@@ -315,7 +328,9 @@ impl<'c> Runner<'_> {
                 message: "a reply line longer than the limit".into(),
             }),
             Received::Event(Event::Line(line)) => match protocol::decode(&line) {
-                Ok(Reply::Result(reply)) if reply.id == id => Answer::Reply(Box::new(reply)),
+                Ok(Reply::Result(reply)) if reply.id == id => {
+                    checked_answer(reply, batch_count(sent.case))
+                }
                 Ok(Reply::Result(reply)) => Answer::Failed(Failure::Protocol {
                     message: format!(
                         "a result for case message {} while {id} was expected",
@@ -345,6 +360,7 @@ impl<'c> Runner<'_> {
         if Instant::now() < deadline {
             return false;
         }
+        self.budget_spent = true;
         self.stop_session();
         let pending: Vec<&SpecCase> = in_flight
             .drain(..)
@@ -441,6 +457,44 @@ impl<'c> Runner<'_> {
         }
         self.results.push(result);
     }
+}
+
+/// A reply with the right id: past a bound it is a protocol error, a batch that ran out of
+/// memory is a crash (the process is restarted and it counts toward giving up); anything
+/// else is judged.
+fn checked_answer(reply: CaseReply, batches_sent: usize) -> Answer {
+    if let Err(excess) = bounds::check_case(&reply, batches_sent) {
+        return Answer::Failed(Failure::Protocol {
+            message: format!("the reply is past a bound, so it was not kept: {excess}"),
+        });
+    }
+    if let Some(message) = out_of_memory(&reply) {
+        return Answer::Failed(Failure::Crash {
+            message: format!(
+                "the implementation reached the memory limit ({})",
+                clip(message)
+            ),
+        });
+    }
+    Answer::Reply(Box::new(reply))
+}
+
+fn batch_count(case: &SpecCase) -> usize {
+    match &case.case {
+        crate::spec::Case::Exec(c) => c.batches.len(),
+        crate::spec::Case::Dedup(c) => c.batches.len(),
+    }
+}
+
+/// The message of a batch that raised because memory ran out (Python's `MemoryError`,
+/// raised when an allocation fails under the address-space limit).
+fn out_of_memory(reply: &CaseReply) -> Option<&str> {
+    reply.batches.iter().find_map(|batch| match batch {
+        BatchReply::Raised { message, .. } if message.starts_with("MemoryError") => {
+            Some(message.as_str())
+        }
+        _ => None,
+    })
 }
 
 fn describe_exit(status: std::process::ExitStatus) -> String {

@@ -113,6 +113,9 @@ impl Session {
 }
 
 fn check_hello(hello: &HelloReply) -> Result<(), StartError> {
+    super::bounds::check_hello(hello).map_err(|excess| StartError::Protocol {
+        message: format!("the handshake is past a bound: {excess}"),
+    })?;
     if hello.protocol != PROTOCOL_VERSION {
         return Err(StartError::Version {
             found: hello.protocol,

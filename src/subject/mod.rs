@@ -2,5 +2,6 @@
 //! serves itself over the protocol; anything else runs as a supervised process.
 
 pub mod adapters;
+pub mod environment;
 pub mod reference;
 pub mod server;

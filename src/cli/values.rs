@@ -1,0 +1,113 @@
+//! Validating parsers for numeric flags: a value out of range is a usage error (exit 2) that
+//! says what is accepted, never a panic later (`Duration::from_secs_f64(-1.0)` panics, a
+//! MiB count shifted into bytes overflows, a count sizes an allocation).
+
+use std::time::Duration;
+
+/// The longest duration a flag accepts: a week.
+pub const MAX_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+/// The largest memory limit a flag accepts, in MiB (1 TiB): `MIB << 20` cannot overflow.
+pub const MAX_MIB: u64 = 1 << 20;
+/// The most generated cases per function a flag accepts.
+pub const MAX_GENERATED: usize = 1_000_000;
+/// The most submissions graded at once.
+pub const MAX_JOBS: usize = 1024;
+
+/// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds (like 5 or 0.5)"))?;
+    if !value.is_finite() || value <= 0.0 || value > MAX_SECONDS {
+        return Err(format!(
+            "`{text}` is out of range: seconds must be above 0 and at most {MAX_SECONDS}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(value))
+}
+
+/// Whole seconds, from 1 to [`MAX_SECONDS`].
+pub fn whole_seconds(text: &str) -> Result<u64, String> {
+    bounded(text, 1, MAX_SECONDS as u64, "whole seconds")
+}
+
+/// MiB of memory, from 0 (no limit, where a flag allows it) to [`MAX_MIB`].
+pub fn mib(text: &str) -> Result<u64, String> {
+    bounded(text, 0, MAX_MIB, "MiB")
+}
+
+/// MiB of memory where 0 would leave nothing to run in: from 16 to [`MAX_MIB`].
+pub fn mib_at_least_16(text: &str) -> Result<u64, String> {
+    bounded(text, 16, MAX_MIB, "MiB")
+}
+
+/// Generated cases per function, from 0 to [`MAX_GENERATED`].
+pub fn generated(text: &str) -> Result<usize, String> {
+    bounded(text, 0, MAX_GENERATED as u64, "cases").map(|n| n as usize)
+}
+
+/// Submissions at once, from 1 to [`MAX_JOBS`].
+pub fn jobs(text: &str) -> Result<usize, String> {
+    bounded(text, 1, MAX_JOBS as u64, "jobs").map(|n| n as usize)
+}
+
+fn bounded(text: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
+    let value: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number of {unit}"))?;
+    if !(min..=max).contains(&value) {
+        return Err(format!(
+            "`{text}` is out of range: {unit} from {min} to {max}"
+        ));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[rstest::rstest]
+    #[case("-1")]
+    #[case("0")]
+    #[case("NaN")]
+    #[case("inf")]
+    #[case("-inf")]
+    #[case("1e309")]
+    #[case("18446744073709551615")]
+    #[case("")]
+    #[case("abc")]
+    fn absurd_seconds_are_refused(#[case] text: &str) {
+        assert!(seconds(text).is_err(), "{text}");
+    }
+
+    #[test]
+    fn plain_seconds_are_accepted() {
+        assert_eq!(seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(seconds("604800"), Ok(Duration::from_secs(604_800)));
+    }
+
+    #[rstest::rstest]
+    #[case("-1")]
+    #[case("NaN")]
+    #[case("18446744073709551615")]
+    #[case("17592186044416")]
+    #[case("1.5")]
+    fn absurd_counts_are_refused(#[case] text: &str) {
+        assert!(mib(text).is_err(), "{text}");
+        assert!(generated(text).is_err(), "{text}");
+        assert!(jobs(text).is_err(), "{text}");
+        assert!(whole_seconds(text).is_err(), "{text}");
+    }
+
+    #[test]
+    fn the_largest_memory_limit_fits_in_bytes() {
+        assert!(mib(&MAX_MIB.to_string()).unwrap().checked_shl(20).is_some());
+        assert_eq!(
+            mib_at_least_16("0").unwrap_err(),
+            "`0` is out of range: MiB from 16 to 1048576"
+        );
+    }
+}
