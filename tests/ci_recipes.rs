@@ -218,3 +218,25 @@ fn a_runtime_killed_at_start_up_by_the_memory_limit_is_told_so() {
     ]);
     assert!(!stdout(&unlimited).contains("address-space limit"));
 }
+
+/// A FIFO at a `--report` path (planted by the implementation, say) with no reader is an
+/// error naming the file, never a hang.
+#[test]
+fn a_report_path_that_is_a_fifo_without_a_reader_does_not_hang() {
+    let dir = temp_dir("fifo-report");
+    let fifo = dir.join("report.xml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let started = std::time::Instant::now();
+    let output = parcall(&[
+        "check",
+        "conformance/examples/python/solution.py",
+        "--case",
+        "exec-seed-*",
+        "--report",
+        &format!("junit={}", fifo.display()),
+    ]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("report.xml"));
+}

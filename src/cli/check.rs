@@ -93,7 +93,15 @@ fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<()
     report::write(report, target.format, Palette::plain(), &mut text).map_err(fail)?;
     let regular = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
     if !regular {
-        return std::fs::write(path, &text).map_err(fail);
+        // Without blocking: a FIFO planted at the path with no reader is an error (ENXIO),
+        // never a hang.
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(fail)?;
+        return file.write_all(&text).map_err(fail);
     }
     let directory = path
         .parent()
