@@ -183,7 +183,7 @@ fn under_adapter(
     })
 }
 
-/// Adapter folders are named `parcall-adapter-PID-XXXXXX` after the parcall that made them.
+/// Adapter folders are named `parcall-adapter-<pid>-<random>` after the parcall that made them.
 const ADAPTER_DIR_PREFIX: &str = "parcall-adapter-";
 
 /// Removes the adapter folders of parcall runs that were killed before they could (a
