@@ -33,15 +33,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         );
     }
     let outcome = execute(&args, &plan);
-    let mut report = Report::new(
-        &outcome.run,
-        &Context {
-            spec: &plan.spec,
-            target: &plan.prepared.target,
-            rerun_base: &rerun_base(&args),
-        },
-    )
-    .with_generated(plan.seed, &outcome.generated);
+    let rerun = rerun_base(&args);
+    let context = Context {
+        spec: &plan.spec,
+        target: &plan.prepared.target,
+        rerun_base: &rerun,
+    };
+    let mut report =
+        Report::new(&outcome.run, &context).with_generated(plan.seed, &outcome.generated, &context);
     report.containment = Some(plan.prepared.containment.describe());
     if let Some(reason) = &outcome.incomplete {
         report.verdict = Verdict::Error;

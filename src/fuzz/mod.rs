@@ -19,7 +19,8 @@ use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, SpecCase};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use std::collections::BTreeSet;
+use crate::judge::GeneratedTally;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -60,6 +61,12 @@ pub struct Summary {
     pub result: CaseResult,
     /// The minimal counterexample, with its own id, ready to save.
     pub counterexample: Option<SpecCase>,
+    /// Per requirement: how many generated cases exercise it, show it kept, are charged to
+    /// it. Every generated case counts, not only the first failure.
+    pub requirements: BTreeMap<String, GeneratedTally>,
+    /// For each requirement a generated case is charged to, the smallest such case, shrunk
+    /// while it stays charged to that requirement.
+    pub counterexamples: Vec<CaseResult>,
 }
 
 /// A short, id-friendly name per function.
@@ -155,12 +162,13 @@ fn run_function(
     function: Function,
     settings: Settings,
 ) -> Summary {
-    let (mut trees, cases) = generate(
+    let (trees, cases) = generate(
         function,
         spec_cases,
         settings.cases_per_function,
         settings.seed,
     );
+    let mut trees: Vec<Option<Tree>> = trees.into_iter().map(Some).collect();
     let results = runner.run_cases(&cases);
     let failures: Vec<usize> = (0..results.len())
         .filter(|&i| !results[i].outcome.is_pass())
@@ -170,6 +178,7 @@ fn run_function(
         .iter()
         .flat_map(|c| c.requirements().to_vec())
         .collect();
+    let requirements = tally(&results);
     let mut summary = Summary {
         function,
         seed: settings.seed,
@@ -184,20 +193,109 @@ fn run_function(
             exercised.into_iter().collect(),
         ),
         counterexample: None,
+        requirements,
+        counterexamples: Vec::new(),
     };
-    if let Some(&first) = failures.first() {
-        let tree = trees.swap_remove(first);
-        let (minimal, runs) = shrink(runner, tree, results[first].clone(), settings);
-        summary.shrink_runs = runs;
-        summary.result = failing_entry(&summary, minimal.clone());
-        let mut counterexample = minimal.case;
-        rename(
-            &mut counterexample,
-            &format!("regression-{}-{}-{first}", short(function), settings.seed),
-        );
-        summary.counterexample = Some(counterexample);
-    }
+    let Some(&first) = failures.first() else {
+        return summary;
+    };
+    let tree = trees[first].take().expect("each tree is shrunk once");
+    let (minimal, runs) = shrink(runner, tree, results[first].clone(), settings, &|r| {
+        !r.outcome.is_pass()
+    });
+    summary.shrink_runs = runs;
+    summary.result = failing_entry(&summary, minimal.clone());
+    let mut counterexample = minimal.case.clone();
+    rename(
+        &mut counterexample,
+        &format!("regression-{}-{}-{first}", short(function), settings.seed),
+    );
+    summary.counterexample = Some(counterexample);
+    summary.counterexamples =
+        counterexamples_per_requirement(runner, &results, &mut trees, minimal, &summary, settings);
     summary
+}
+
+/// What every generated case said about each requirement.
+fn tally(results: &[CaseResult]) -> BTreeMap<String, GeneratedTally> {
+    let mut tallies: BTreeMap<String, GeneratedTally> = BTreeMap::new();
+    for result in results {
+        for id in crate::judge::blame::applicable(&result.case.case) {
+            tallies.entry(id).or_default().exercised += 1;
+        }
+        for id in &result.blame.shown {
+            tallies.entry(id.clone()).or_default().shown += 1;
+        }
+        for id in result.blame.charged() {
+            tallies.entry(id.to_owned()).or_default().charged += 1;
+        }
+    }
+    tallies
+}
+
+/// Most requirements a run shrinks its own counterexample for; the others get the
+/// smallest generated case charged to them, unshrunk.
+const SHRUNK_REQUIREMENTS: usize = 8;
+
+/// One counterexample per charged requirement: the first failure's minimal case serves the
+/// requirements it is charged to; every other one gets the smallest generated case charged
+/// to it, shrunk (on a tenth of the budget) while it stays charged to that requirement.
+fn counterexamples_per_requirement(
+    runner: &mut Runner<'_>,
+    results: &[CaseResult],
+    trees: &mut [Option<Tree>],
+    minimal: CaseResult,
+    summary: &Summary,
+    settings: Settings,
+) -> Vec<CaseResult> {
+    let size = |r: &CaseResult| match &r.case.case {
+        Case::Exec(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum::<usize>(),
+        Case::Dedup(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
+    };
+    let mut found: Vec<CaseResult> = Vec::new();
+    let mut covered: BTreeSet<String> = BTreeSet::new();
+    let add = |mut result: CaseResult, found: &mut Vec<CaseResult>, requirement: &str| {
+        result.rerun_args = Some(rerun_args(summary.function, summary.seed));
+        result.case.file = format!("generated (seed {})", summary.seed);
+        rename(&mut result.case, &format!("{}-{}", entry_id(summary.function), requirement.to_ascii_lowercase()));
+        set_description(
+            &mut result.case,
+            format!("the smallest generated case charged to {requirement}"),
+        );
+        found.push(result);
+    };
+    for requirement in minimal.blame.charged() {
+        covered.insert(requirement.to_owned());
+        add(minimal.clone(), &mut found, requirement);
+    }
+    let light = Settings {
+        max_shrink_runs: settings.max_shrink_runs / 10,
+        shrink_budget: settings.shrink_budget / 10,
+        ..settings
+    };
+    let mut shrunk = 0;
+    for (requirement, tally) in &summary.requirements {
+        if tally.charged == 0 || covered.contains(requirement) {
+            continue;
+        }
+        let Some(index) = (0..results.len())
+            .filter(|&i| results[i].blame.charges(requirement))
+            .min_by_key(|&i| size(&results[i]))
+        else {
+            continue;
+        };
+        let smallest = results[index].clone();
+        let result = match trees[index].take() {
+            Some(tree) if shrunk < SHRUNK_REQUIREMENTS => {
+                shrunk += 1;
+                let id = requirement.clone();
+                shrink(runner, tree, smallest, light, &|r| r.blame.charges(&id)).0
+            }
+            _ => smallest,
+        };
+        add(result, &mut found, requirement);
+    }
+    found
 }
 
 /// proptest's shrinking loop, with the implementation as the test: simplify while the case
@@ -209,13 +307,14 @@ fn shrink(
     mut tree: Tree,
     mut minimal: CaseResult,
     settings: Settings,
+    fails: &dyn Fn(&CaseResult) -> bool,
 ) -> (CaseResult, usize) {
     let started = Instant::now();
     let mut runs = 0;
     let mut slow_in_a_row = 0;
     let mut failing_input = tree.current();
     if !tree.simplify() {
-        return reduce(runner, failing_input, minimal, runs, started, settings);
+        return reduce(runner, failing_input, minimal, runs, started, settings, fails);
     }
     // proptest's own shrinking gets a tenth of the budget: it walks numbers and strings
     // one axis at a time, while the greedy pass below removes whole parts at once.
@@ -238,7 +337,7 @@ fn shrink(
             )
         );
         slow_in_a_row = if slow { slow_in_a_row + 1 } else { 0 };
-        let keep_going = if result.outcome.is_pass() {
+        let keep_going = if !fails(&result) {
             tree.complicate()
         } else {
             minimal = result;
@@ -252,7 +351,7 @@ fn shrink(
     if slow_in_a_row >= 3 {
         return (minimal, runs);
     }
-    reduce(runner, failing_input, minimal, runs, started, settings)
+    reduce(runner, failing_input, minimal, runs, started, settings, fails)
 }
 
 /// Greedy reduction of a failing input: accept the first simple edit that still fails,
@@ -264,6 +363,7 @@ fn reduce(
     mut runs: usize,
     started: Instant,
     settings: Settings,
+    fails: &dyn Fn(&CaseResult) -> bool,
 ) -> (CaseResult, usize) {
     let id = minimal.case.id().to_owned();
     'search: while runs < settings.max_shrink_runs && started.elapsed() < settings.shrink_budget {
@@ -281,7 +381,7 @@ fn reduce(
             }
             runs += 1;
             let result = runner.run_cases(std::slice::from_ref(&case)).remove(0);
-            if !result.outcome.is_pass() {
+            if fails(&result) {
                 input = candidate;
                 minimal = result;
                 continue 'search;
@@ -358,6 +458,7 @@ fn passing_entry(
         process_output: String::new(),
         duration: Duration::ZERO,
         rerun_args: Some(rerun_args(function, seed)),
+        blame: crate::judge::Blame::default(),
     }
 }
 

@@ -178,15 +178,13 @@ impl Grading<'_> {
             "parcall check {}",
             shell_words::quote(&escape::terminal(&submission.module.display().to_string()))
         );
-        let report = Report::new(
-            &checked.run,
-            &Context {
-                spec: self.spec,
-                target: &target,
-                rerun_base: &rerun,
-            },
-        )
-        .with_generated(self.seed, &checked.generated);
+        let context = Context {
+            spec: self.spec,
+            target: &target,
+            rerun_base: &rerun,
+        };
+        let report =
+            Report::new(&checked.run, &context).with_generated(self.seed, &checked.generated, &context);
         let requirements = self.rubric.score(&report, self.spec);
         let score = requirements.iter().map(|r| r.earned).sum();
         Graded {

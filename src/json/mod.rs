@@ -1,6 +1,7 @@
 //! JSON with Python's semantics: the value model, a reader and writers faithful to CPython's
 //! `json` module, Python's float `repr`, and the glue that lets serde types hold such values.
 
+mod ecmascript;
 mod float_repr;
 mod parse;
 mod serde_glue;
@@ -8,6 +9,7 @@ mod to_value;
 mod value;
 mod write;
 
+pub use ecmascript::ecmascript_number;
 pub use float_repr::python_repr;
 pub use parse::{parse, ParseError};
 pub use serde_glue::{

@@ -1,11 +1,13 @@
 //! Judging (RULINGS C): what an implementation returned and invoked, against what a case
 //! expects. A failing case is data, an [`Outcome`], never an error.
 
+pub mod blame;
 mod dispatch_order;
 mod invocations;
 mod outcome;
 
 pub use invocations::{multiset_difference, InvocationDiff};
+pub use blame::{blame, Blame, Charge, GeneratedTally};
 pub use outcome::{Failure, Outcome};
 
 use crate::json::{Object, Value};

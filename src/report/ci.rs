@@ -38,7 +38,7 @@ pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             "parcall {} {} [{}]",
             case.id,
             case.outcome,
-            case.requirements.join(" ")
+            super::model::charged(case).join(" ")
         ));
         let place = case
             .location
@@ -110,7 +110,7 @@ pub fn markdown(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 "| `{}` | {} | {} | {} |",
                 case.id,
                 case.outcome,
-                case.requirements.join(", "),
+                super::model::charged(case).join(", "),
                 cell(&case.description)
             )?;
         }

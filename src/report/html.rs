@@ -160,7 +160,7 @@ fn failures(page: &mut String, report: &Report) {
             "<section class=\"case\" id=\"case-{id}\"><h3 class=\"{class}\">{id} · {outcome} [{requirements}]</h3><p>{description}</p>",
             id = escape(&case.id),
             outcome = escape(&case.outcome),
-            requirements = escape(&case.requirements.join(", ")),
+            requirements = escape(&super::model::charged(case).join(", ")),
             description = escape(&case.description)
         );
         if let Some(Detail::WrongOutput {

@@ -48,7 +48,7 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
                 palette.fail("FAIL"),
                 palette.bold(line(&case.id)),
                 case.outcome,
-                line(&case.requirements.join(", "))
+                line(&super::model::charged(case).join(", "))
             )?;
         }
         for case in &failures {
@@ -164,17 +164,23 @@ fn failure(
         "{}",
         palette.dim(format!("file: {}", line(&case.file)))
     )?;
-    for id in &case.requirements {
+    for charge in &case.charges {
         let statement = report
             .requirements
             .iter()
-            .find(|r| &r.id == id)
+            .find(|r| r.id == charge.requirement)
             .map_or("", |r| r.statement.as_str());
         writeln!(
             out,
             "{} {}",
-            palette.bold(format!("{}:", line(id))),
+            palette.bold(format!("broken {}:", line(&charge.requirement))),
             line(statement)
+        )?;
+        writeln!(
+            out,
+            "  {} {}",
+            palette.dim(format!("batch {}:", charge.batch)),
+            line(&charge.diagnosis)
         )?;
     }
     if let Some(Value::Object(input)) = &case.input {
@@ -271,7 +277,7 @@ fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::R
     if report.requirements.is_empty() {
         return Ok(());
     }
-    let fully = report.requirements.iter().filter(|r| r.failed == 0).count();
+    let fully = report.requirements.iter().filter(|r| r.met).count();
     writeln!(
         out,
         "\nrequirements: {fully} of {} met",
@@ -284,18 +290,22 @@ fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::R
         .max()
         .unwrap_or(0);
     for r in &report.requirements {
-        let mark = if r.failed == 0 {
+        let mark = if r.met {
             palette.pass("✓").to_string()
         } else {
             palette.fail("✗").to_string()
         };
-        writeln!(
-            out,
-            "  {mark} {:<width$}  {}/{}",
-            line(&r.id),
-            r.passed,
-            r.cases
-        )?;
+        let mut counts = format!("{}/{} cases", r.passed, r.cases);
+        if r.generated.exercised > 0 || r.generated.charged > 0 {
+            counts.push_str(&format!(
+                ", generated: {} charged, {} shown of {}",
+                r.generated.charged, r.generated.shown, r.generated.exercised
+            ));
+        }
+        if !r.met && r.failed == 0 && r.generated.charged == 0 {
+            counts.push_str(" (never shown kept: no case where its check could hold)");
+        }
+        writeln!(out, "  {mark} {:<width$}  {counts}", line(&r.id))?;
     }
     Ok(())
 }

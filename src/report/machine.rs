@@ -56,6 +56,14 @@ pub fn failure_text(case: &CaseReport) -> String {
         Some(Detail::NotImplemented) => "the implementation does not define this function".into(),
         Some(Detail::Skipped { reason }) => reason.clone(),
     };
+    let diagnoses: Vec<String> = case
+        .charges
+        .iter()
+        .map(|c| format!("broken {}: {}", c.requirement, c.diagnosis))
+        .collect();
+    if !diagnoses.is_empty() {
+        text = format!("{}\n{text}", diagnoses.join("\n"));
+    }
     if let Some(input) = &case.input {
         text = format!("{text}\ninput: {}", dumps(input, compact));
     }
@@ -102,7 +110,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                         NonSuccessKind::Failure
                     };
                     let mut status = TestCaseStatus::non_success(kind);
-                    status.set_message(format!("{other} [{}]", case.requirements.join(", ")));
+                    status.set_message(format!("{other} [{}]", super::model::charged(case).join(", ")));
                     status.set_description(failure_text(case));
                     status
                 }
@@ -176,7 +184,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "not ok {number} {title}")?;
                 writeln!(out, "  ---")?;
                 writeln!(out, "  outcome: {outcome}")?;
-                writeln!(out, "  requirements: [{}]", case.requirements.join(", "))?;
+                writeln!(out, "  requirements: [{}]", super::model::charged(case).join(", "))?;
                 writeln!(out, "  message: |")?;
                 for line in failure_text(case).lines() {
                     writeln!(out, "    {}", super::escape::line(line))?;

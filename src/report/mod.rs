@@ -12,6 +12,7 @@ mod model;
 mod palette;
 
 pub use machine::failure_text;
+pub use crate::judge::GeneratedTally;
 pub use model::{
     batch_input, CaseReport, Context, Detail, GeneratedReport, Report, RequirementSummary, Summary,
     Verdict, REPORT_VERSION,

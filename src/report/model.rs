@@ -6,11 +6,12 @@
 //! versions of the suite (see spec/VERSION).
 
 use crate::json::Value;
-use crate::judge::{Failure, Outcome};
+use crate::judge::{Charge, Failure, GeneratedTally, Outcome};
 use crate::protocol::ImplementationInfo;
 use crate::runner::{CaseResult, Run};
 use crate::spec::{Function, Spec};
 use schemars::JsonSchema;
+use std::collections::BTreeMap;
 use serde::Serialize;
 
 /// The report format's version.
@@ -60,7 +61,7 @@ pub struct Report {
 }
 
 /// The generated cases of one function.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct GeneratedReport {
     pub function: Function,
     pub seed: u64,
@@ -71,6 +72,12 @@ pub struct GeneratedReport {
     pub shrink_runs: usize,
     /// The id under which the minimal counterexample was recorded, if one was found.
     pub counterexample: Option<String>,
+    /// Per requirement: what these generated cases said about it.
+    pub requirements: std::collections::BTreeMap<String, GeneratedTally>,
+    /// For each requirement charged by a generated case, the smallest such case found
+    /// (shrunk while it stays charged to it), with its charges: the feedback a student
+    /// gets for that requirement.
+    pub counterexamples: Vec<CaseReport>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -92,18 +99,31 @@ pub struct Summary {
     pub expected_failures: usize,
 }
 
-/// How one requirement fared: it passes when all its cases pass.
+/// How one requirement fared (RULINGS D). A case counts against a requirement only when
+/// the requirement's own check finds it broken there (a charge); a requirement is met when
+/// no case, fixed or generated, is charged to it and some case shows it kept, and, where
+/// generated cases exercise it, some generated case too (fixed cases are public, so they
+/// alone cannot show a rule is kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct RequirementSummary {
     pub id: String,
     pub function: Function,
-    /// `MUST` or `SHOULD`.
+    /// `MUST`, `SHOULD` or `MAY`.
     pub level: String,
     pub statement: String,
+    /// Fixed cases that exercise it: tagged with it, or where its check applies.
     pub cases: usize,
+    /// Of those, the ones not charged to it.
     pub passed: usize,
+    /// Of those, the ones charged to it.
     pub failed: usize,
+    /// Fixed cases where its check applied and held.
+    pub shown: usize,
+    /// What the generated cases said about it.
+    pub generated: GeneratedTally,
+    pub met: bool,
 }
+
 
 /// A line of a case file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -133,6 +153,9 @@ pub struct CaseReport {
     pub expected_failure: bool,
     /// The expectations file's reason for an expected failure (may be empty).
     pub expected_reason: Option<String>,
+    /// The requirements this case shows broken, each with its diagnosis (RULINGS D); empty
+    /// when it passed.
+    pub charges: Vec<Charge>,
     /// Details of a failure or a skip; absent when the case passed.
     pub detail: Option<Detail>,
     /// The arguments of the batch that failed: `calls` and `max_parallel`
@@ -229,7 +252,7 @@ impl Report {
             verdict,
             error: run.start_error.as_ref().map(ToString::to_string),
             summary,
-            requirements: requirement_summaries(context.spec, &cases),
+            requirements: requirement_summaries(context.spec, &run.results),
             cases,
             seed: None,
             generated: Vec::new(),
@@ -240,8 +263,14 @@ impl Report {
         }
     }
 
-    /// Adds what the generated cases found (nothing when none ran).
-    pub fn with_generated(mut self, seed: u64, summaries: &[crate::fuzz::Summary]) -> Report {
+    /// Adds what the generated cases found (nothing when none ran): their entries, and
+    /// their tallies in every requirement's summary.
+    pub fn with_generated(
+        mut self,
+        seed: u64,
+        summaries: &[crate::fuzz::Summary],
+        context: &Context<'_>,
+    ) -> Report {
         if summaries.is_empty() {
             return self;
         }
@@ -256,33 +285,124 @@ impl Report {
                 failed: s.failed,
                 shrink_runs: s.shrink_runs,
                 counterexample: s.counterexample.as_ref().map(|c| c.id().to_owned()),
+                requirements: s.requirements.clone(),
+                counterexamples: s
+                    .counterexamples
+                    .iter()
+                    .map(|r| case_report(r, context))
+                    .collect(),
             })
             .collect();
+        let mut tallies: BTreeMap<&str, GeneratedTally> = BTreeMap::new();
+        for generated in &self.generated {
+            for (id, tally) in &generated.requirements {
+                tallies.entry(id).or_default().add(*tally);
+            }
+        }
+        for requirement in &context.spec.requirements {
+            let Some(tally) = tallies.get(requirement.id.as_str()) else {
+                continue;
+            };
+            let index = match self.requirements.iter().position(|r| r.id == requirement.id) {
+                Some(index) => index,
+                None => {
+                    self.requirements.push(empty_summary(requirement));
+                    self.requirements.len() - 1
+                }
+            };
+            let summary = &mut self.requirements[index];
+            summary.generated = *tally;
+            summary.met = is_met(summary);
+        }
+        // Keep the spec's order.
+        let order: Vec<&str> = context.spec.requirements.iter().map(|r| r.id.as_str()).collect();
+        self.requirements
+            .sort_by_key(|r| order.iter().position(|id| *id == r.id));
         self
     }
 }
 
-fn requirement_summaries(spec: &Spec, cases: &[CaseReport]) -> Vec<RequirementSummary> {
+/// The requirements a case is charged to, each once; its tags when it failed without a
+/// charge (a skip).
+pub fn charged(case: &CaseReport) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for charge in &case.charges {
+        if !ids.contains(&charge.requirement) {
+            ids.push(charge.requirement.clone());
+        }
+    }
+    if ids.is_empty() {
+        ids = case.requirements.clone();
+    }
+    ids
+}
+
+fn empty_summary(requirement: &crate::spec::Requirement) -> RequirementSummary {
+    RequirementSummary {
+        id: requirement.id.clone(),
+        function: requirement.function,
+        level: requirement.level.as_str().into(),
+        statement: requirement.statement.clone(),
+        cases: 0,
+        passed: 0,
+        failed: 0,
+        shown: 0,
+        generated: GeneratedTally::default(),
+        met: false,
+    }
+}
+
+/// RULINGS D: nowhere charged, shown somewhere, and shown by a generated case wherever
+/// generated cases exercise it.
+fn is_met(r: &RequirementSummary) -> bool {
+    r.failed == 0
+        && r.generated.charged == 0
+        && r.shown + r.generated.shown > 0
+        && (r.generated.exercised == 0 || r.generated.shown > 0)
+}
+
+/// Results of fixed cases (spec cases and replayed regressions); the generated entries
+/// (the ones with their own rerun arguments) are tallied by the generated cases' run.
+fn is_fixed(result: &CaseResult) -> bool {
+    result.rerun_args.is_none()
+}
+
+fn requirement_summaries(spec: &Spec, results: &[CaseResult]) -> Vec<RequirementSummary> {
+    let fixed: Vec<&CaseResult> = results.iter().filter(|r| is_fixed(r)).collect();
     spec.requirements
         .iter()
         .filter_map(|requirement| {
-            let checking: Vec<&CaseReport> = cases
+            let id = &requirement.id;
+            let checked = crate::judge::blame::ids::CHECKED.contains(&id.as_str());
+            let exercising: Vec<&&CaseResult> = fixed
                 .iter()
-                .filter(|c| c.requirements.contains(&requirement.id))
+                .filter(|r| {
+                    r.case.requirements().contains(id)
+                        || r.blame.shown.contains(id)
+                        || r.blame.charges(id)
+                })
                 .collect();
-            if checking.is_empty() {
+            if exercising.is_empty() {
                 return None;
             }
-            let passed = checking.iter().filter(|c| c.outcome == "pass").count();
-            Some(RequirementSummary {
-                id: requirement.id.clone(),
-                function: requirement.function,
-                level: requirement.level.as_str().into(),
-                statement: requirement.statement.clone(),
-                cases: checking.len(),
-                passed,
-                failed: checking.len() - passed,
-            })
+            // Requirements without a check (the sandbox's, a MAY) are judged by their
+            // tagged cases passing.
+            let (failed, shown) = if checked {
+                (
+                    exercising.iter().filter(|r| r.blame.charges(id)).count(),
+                    exercising.iter().filter(|r| r.blame.shown.contains(id)).count(),
+                )
+            } else {
+                let passed = exercising.iter().filter(|r| r.outcome.is_pass()).count();
+                (exercising.len() - passed, passed)
+            };
+            let mut summary = empty_summary(requirement);
+            summary.cases = exercising.len();
+            summary.passed = exercising.len() - failed;
+            summary.failed = failed;
+            summary.shown = shown;
+            summary.met = is_met(&summary);
+            Some(summary)
         })
         .collect()
 }
@@ -300,6 +420,7 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         description: case.description().to_owned(),
         requirements: case.requirements().to_vec(),
         outcome: result.outcome.label().to_owned(),
+        charges: result.blame.charges.clone(),
         expected_failure: false,
         expected_reason: None,
         detail: detail(&result.outcome),

@@ -7,7 +7,7 @@ mod session;
 
 pub use session::{clip, Session, StartError};
 
-use crate::judge::{judge, judge_prefix, BatchRun, Failure, Outcome};
+use crate::judge::{blame, judge, judge_prefix, BatchRun, Blame, Failure, Outcome};
 use crate::process::{Event, Launch, Received};
 use crate::protocol::{self, BatchReply, CaseReply, ImplementationInfo, Reply, Request};
 use crate::spec::{Function, SpecCase};
@@ -55,6 +55,8 @@ pub struct CaseResult {
     pub duration: Duration,
     /// Arguments that rerun this result when `--case ID` would not (generated cases).
     pub rerun_args: Option<String>,
+    /// The requirements the case shows broken, and the ones it shows kept.
+    pub blame: Blame,
 }
 
 /// Everything a run found.
@@ -112,6 +114,7 @@ pub fn not_started(cases: &[SpecCase], error: &StartError) -> Vec<CaseResult> {
             process_output: String::new(),
             duration: Duration::ZERO,
             rerun_args: None,
+            blame: Blame::default(),
         })
         .collect()
 }
@@ -253,9 +256,17 @@ impl<'c> Runner<'_> {
             match answer {
                 Answer::Reply(reply) => {
                     consecutive_failures = 0;
-                    let outcome = judge_reply(oldest.case, &reply);
+                    let (outcome, blame) = judge_reply(oldest.case, &reply);
                     let printed = bounds::kept_printed(reply.output);
-                    self.record(oldest.case, outcome, printed, elapsed);
+                    self.push(CaseResult {
+                        case: oldest.case.clone(),
+                        outcome,
+                        printed,
+                        process_output: String::new(),
+                        duration: elapsed,
+                        rerun_args: None,
+                        blame,
+                    });
                 }
                 Answer::Failed(failure) => {
                     // Every failure costs a restart, a wrong id or a garbled line as much as a
@@ -426,6 +437,7 @@ impl<'c> Runner<'_> {
     fn record(&mut self, case: &SpecCase, outcome: Outcome, printed: String, duration: Duration) {
         self.push(CaseResult {
             case: case.clone(),
+            blame: crate::judge::blame::blame_without_runs(&case.case, &outcome),
             outcome,
             printed,
             process_output: String::new(),
@@ -443,6 +455,7 @@ impl<'c> Runner<'_> {
     ) {
         self.push(CaseResult {
             case: case.clone(),
+            blame: crate::judge::blame::blame_without_runs(&case.case, &outcome),
             outcome,
             printed: String::new(),
             process_output: output,
@@ -516,9 +529,11 @@ fn signal_hint(signal: i32) -> &'static str {
 }
 
 /// Judges a case reply: batches that returned are judged in order; a batch that raised
-/// is an exception, unless an earlier batch already failed.
-pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> Outcome {
+/// is an exception, unless an earlier batch already failed. Then the blame: which
+/// requirements the batches that returned show broken or kept.
+pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
     let mut runs = Vec::with_capacity(reply.batches.len());
+    let mut outcome = None;
     for (index, batch) in reply.batches.iter().enumerate() {
         match batch {
             BatchReply::Returned {
@@ -532,18 +547,22 @@ pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> Outcome {
                 message, traceback, ..
             } => {
                 let earlier = judge_prefix(&case.case, &runs);
-                if !earlier.is_pass() {
-                    return earlier;
-                }
-                return Outcome::Fail(Failure::Exception {
-                    batch: index + 1,
-                    message: message.clone(),
-                    traceback: traceback.clone(),
+                outcome = Some(if earlier.is_pass() {
+                    Outcome::Fail(Failure::Exception {
+                        batch: index + 1,
+                        message: message.clone(),
+                        traceback: traceback.clone(),
+                    })
+                } else {
+                    earlier
                 });
+                break;
             }
         }
     }
-    judge(&case.case, &runs)
+    let outcome = outcome.unwrap_or_else(|| judge(&case.case, &runs));
+    let blame = blame(&case.case, &runs, &outcome);
+    (outcome, blame)
 }
 
 /// A random first correlation id, below 2^40 so every adapter's number type holds it

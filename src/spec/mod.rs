@@ -18,5 +18,5 @@ pub use model::{
 };
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};
-pub use script::{scripted_answer, CaseDispatch, CaseTools};
+pub use script::{dispatch_answer, scripted_answer, tool_answer, CaseDispatch, CaseTools};
 pub use source::Source;

@@ -82,11 +82,17 @@ impl Tools for CaseTools<'_> {
         if script.latency_ms > 0 {
             std::thread::sleep(Duration::from_millis(script.latency_ms));
         }
-        match scripted_answer(script, &key, nth) {
-            Some(Answer::Return { value }) => Ok(value.clone()),
-            Some(Answer::Raise { message }) => Err(message.clone()),
-            None => Err(format!("parcall: no scripted answer for {name}({key})")),
-        }
+        tool_answer(name, script, &key, nth)
+    }
+}
+
+/// What the `nth` (0-based) invocation of a scripted `run_parallel_calls` tool with
+/// canonical args `key` gives: its return value, or the `str()` of what it raises.
+pub fn tool_answer(name: &str, script: &ToolScript, key: &str, nth: usize) -> Result<Value, String> {
+    match scripted_answer(script, key, nth) {
+        Some(Answer::Return { value }) => Ok(value.clone()),
+        Some(Answer::Raise { message }) => Err(message.clone()),
+        None => Err(format!("parcall: no scripted answer for {name}({key})")),
     }
 }
 
@@ -143,18 +149,21 @@ impl<'a> CaseDispatch<'a> {
         if script.latency_ms > 0 {
             std::thread::sleep(Duration::from_millis(script.latency_ms));
         }
-        match scripted_answer(script, &key, nth) {
-            Some(Answer::Return {
-                value: Value::Str(text),
-            }) => text.clone(),
-            // The loader refuses scripted dispatch answers that are not strings.
-            Some(Answer::Return { value }) => value.to_string(),
-            Some(Answer::Raise { message }) => format!("error: {message}"),
-            None => format!(
-                "error: parcall: no scripted answer for {}({key})",
-                request.tool
-            ),
-        }
+        dispatch_answer(request.tool, script, &key, nth)
+    }
+}
+
+/// What the `nth` (0-based) scripted `dispatch` of `tool` with canonical arguments `key`
+/// returns.
+pub fn dispatch_answer(tool: &str, script: &ToolScript, key: &str, nth: usize) -> String {
+    match scripted_answer(script, key, nth) {
+        Some(Answer::Return {
+            value: Value::Str(text),
+        }) => text.clone(),
+        // The loader refuses scripted dispatch answers that are not strings.
+        Some(Answer::Return { value }) => value.to_string(),
+        Some(Answer::Raise { message }) => format!("error: {message}"),
+        None => format!("error: parcall: no scripted answer for {tool}({key})"),
     }
 }
 

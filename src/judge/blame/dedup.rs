@@ -1,0 +1,524 @@
+//! The checks of `run_parallel_calls` (RULINGS B).
+//!
+//! Each call is first matched with the key the implementation gave it (see [`super::keys`]);
+//! the key checks judge how that key was written, and every other check takes the
+//! implementation's keys as its premise: one entry and one invocation per distinct key it
+//! made, each entry holding what that invocation gave.
+
+use super::ids::*;
+use super::keys::{keys_given, plausible_keys, Departure, Features};
+use super::{quote, quote_str, Tally};
+use crate::judge::BatchRun;
+use crate::json::{Object, Value};
+use crate::reference::{canonical_args, canonical_key, input, DedupCall};
+use crate::spec::{tool_answer, DedupCase};
+use std::collections::{HashMap, HashSet};
+
+/// What carries over from one batch of a case to the next.
+#[derive(Default)]
+struct History {
+    /// Keys, canonical and as the implementation wrote them, of earlier batches.
+    keys: HashSet<String>,
+    /// Scripted answers given so far per (tool, canonical args).
+    answered: HashMap<(String, String), usize>,
+}
+
+pub(super) fn diagnose(case: &DedupCase, runs: &[BatchRun], tally: &mut Tally) {
+    let mut history = History::default();
+    for (index, run) in runs.iter().enumerate() {
+        let Some(batch) = case.batches.get(index) else {
+            break;
+        };
+        let calls = input::dedup_calls(&batch.calls).unwrap_or_default();
+        let answers = replay(case, &run.invocations, &mut history.answered);
+        let keys = Batch {
+            number: index + 1,
+            case,
+            calls: &calls,
+            run,
+            answers,
+            history: &history,
+        }
+        .check(tally);
+        history.keys.extend(keys);
+    }
+}
+
+type Answer = Result<Value, String>;
+
+/// What each invocation the implementation made was given, per canonical request.
+fn replay(
+    case: &DedupCase,
+    invocations: &[Value],
+    answered: &mut HashMap<(String, String), usize>,
+) -> HashMap<String, Vec<Answer>> {
+    let mut answers: HashMap<String, Vec<Answer>> = HashMap::new();
+    for invocation in invocations {
+        let Some((name, args)) = invocation_parts(invocation) else {
+            continue;
+        };
+        let Some(script) = case.tools.get(name) else {
+            continue;
+        };
+        let key = canonical_args(args);
+        let count = answered.entry((name.to_owned(), key.clone())).or_default();
+        *count += 1;
+        let answer = tool_answer(name, script, &key, *count - 1);
+        answers
+            .entry(canonical_key(name, Some(args)))
+            .or_default()
+            .push(answer);
+    }
+    answers
+}
+
+fn invocation_parts(invocation: &Value) -> Option<(&str, &Object)> {
+    let object = invocation.as_object()?;
+    let name = object.get("name")?.as_str()?;
+    let args = object.get("args")?.as_object()?;
+    Some((name, args))
+}
+
+/// The value an answer puts in the result: the return value, or `error: <str(e)>`.
+fn entry_value(answer: &Answer) -> Value {
+    match answer {
+        Ok(value) => value.clone(),
+        Err(message) => Value::Str(format!("error: {message}")),
+    }
+}
+
+struct Batch<'a> {
+    number: usize,
+    case: &'a DedupCase,
+    calls: &'a [DedupCall],
+    run: &'a BatchRun,
+    answers: HashMap<String, Vec<Answer>>,
+    history: &'a History,
+}
+
+impl Batch<'_> {
+    /// Runs every check on this batch; returns the keys it saw (for the next batch).
+    fn check(&self, tally: &mut Tally) -> Vec<String> {
+        let number = self.number;
+        let canonical: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| canonical_key(&c.name, c.args.as_ref()))
+            .collect();
+        if number > 1 {
+            tally.applies(DEDUP_NO_STATE);
+        }
+        tally.applies(DEDUP_RESULT_ENTRIES);
+        let Some(output) = self.run.output.as_object() else {
+            tally.breaks(
+                DEDUP_RESULT_ENTRIES,
+                number,
+                format!(
+                    "returned {} instead of a dict from keys to results",
+                    self.run.output.type_name()
+                ),
+            );
+            return canonical;
+        };
+
+        // Match every call with the key the implementation gave it.
+        let features: Vec<Features> = self
+            .calls
+            .iter()
+            .map(|c| Features::of(c.args.as_ref()))
+            .collect();
+        let entries: HashSet<&str> = output.keys().map(String::as_str).collect();
+        let plausible: Vec<Vec<(Vec<Departure>, String)>> = self
+            .calls
+            .iter()
+            .zip(&features)
+            .map(|(call, features)| plausible_keys(call, features))
+            .collect();
+        let given = keys_given(&plausible, &entries);
+
+        self.check_keys(&canonical, &features, &given, tally);
+
+        let mine: HashSet<&str> = given.iter().flatten().map(|(k, _)| k.as_str()).collect();
+        let unexplained: Vec<&String> = output
+            .keys()
+            .filter(|k| !mine.contains(k.as_str()))
+            .collect();
+        // Entries that belong to no call of this batch.
+        let mut strangers = Vec::new();
+        for key in &unexplained {
+            if self.history.keys.contains(key.as_str()) {
+                tally.breaks(
+                    DEDUP_NO_STATE,
+                    number,
+                    format!("the entry {} is left over from an earlier batch", quote_str(key)),
+                );
+            } else {
+                strangers.push(*key);
+            }
+        }
+
+        // Calls without an entry.
+        let mut reported_strangers = false;
+        for (i, call) in self.calls.iter().enumerate() {
+            if given[i].is_some() {
+                continue;
+            }
+            let position = i + 1;
+            let known = self.case.tools.contains_key(&call.name);
+            let first_answer = self.answers.get(&canonical[i]).and_then(|a| a.first());
+            if !known {
+                tally.breaks(
+                    DEDUP_UNKNOWN_TOOL,
+                    number,
+                    format!(
+                        "call {position} names {}, which is not in tools: it must have the entry {} = {}; there is none",
+                        quote_str(&call.name),
+                        quote_str(&canonical[i]),
+                        quote_str(&unknown_tool(&call.name))
+                    ),
+                );
+            } else if let Some(Err(message)) = first_answer {
+                tally.breaks(
+                    DEDUP_RAISE,
+                    number,
+                    format!(
+                        "call {position}'s tool raised: it must have the entry {} = {}; there is none",
+                        quote_str(&canonical[i]),
+                        quote_str(&format!("error: {message}"))
+                    ),
+                );
+            } else if !strangers.is_empty() {
+                if !reported_strangers {
+                    reported_strangers = true;
+                    tally.breaks(
+                        DEDUP_KEY_FORMAT,
+                        number,
+                        format!(
+                            "call {position} must be keyed {}; no entry has that key, and no rule explains the key {}",
+                            quote_str(&canonical[i]),
+                            quote_str(strangers[0])
+                        ),
+                    );
+                } else {
+                    tally.breaks(DEDUP_KEY_FORMAT, number, String::new());
+                }
+            } else {
+                tally.breaks(
+                    DEDUP_RESULT_ENTRIES,
+                    number,
+                    format!(
+                        "call {position} (key {}) has no entry",
+                        quote_str(&canonical[i])
+                    ),
+                );
+            }
+        }
+        if !strangers.is_empty() && !reported_strangers {
+            tally.breaks(
+                DEDUP_RESULT_ENTRIES,
+                number,
+                format!("the entry {} belongs to no call", quote_str(strangers[0])),
+            );
+        }
+
+        self.check_values(output, &canonical, &given, tally);
+        self.check_invocations(&canonical, &given, tally);
+
+        let mut seen = canonical;
+        seen.extend(mine.into_iter().map(str::to_owned));
+        seen
+    }
+
+    /// How each call's key is written.
+    fn check_keys(
+        &self,
+        canonical: &[String],
+        features: &[Features],
+        given: &[Option<(String, Vec<Departure>)>],
+        tally: &mut Tally,
+    ) {
+        for (i, call) in self.calls.iter().enumerate() {
+            let Some((key, departures)) = &given[i] else {
+                continue;
+            };
+            let applies = features[i].requirements(call.args.is_none(), &call.name);
+            let mut broken: Vec<&'static str> = Vec::new();
+            for departure in departures {
+                for requirement in departure.requirements(call.args.as_ref()) {
+                    broken.push(requirement);
+                    tally.breaks(
+                        requirement,
+                        self.number,
+                        format!(
+                            "call {}'s key is {}, expected {}: {}",
+                            i + 1,
+                            quote_str(key),
+                            quote_str(&canonical[i]),
+                            departure.describe()
+                        ),
+                    );
+                }
+            }
+            for requirement in applies {
+                if !broken.contains(&requirement) {
+                    tally.applies(requirement);
+                }
+            }
+        }
+        // 1, 1.0 and true are different calls: two calls with different keys must not
+        // share an entry.
+        for i in 0..self.calls.len() {
+            for j in 0..i {
+                if canonical[i] == canonical[j] || self.calls[i].name != self.calls[j].name {
+                    continue;
+                }
+                if !loosely_equal(&self.calls[i], &self.calls[j]) {
+                    continue;
+                }
+                tally.applies(DEDUP_NUMBER_DISTINCT);
+                let (Some((a, _)), Some((b, _))) = (&given[i], &given[j]) else {
+                    continue;
+                };
+                if a == b {
+                    tally.breaks(
+                        DEDUP_NUMBER_DISTINCT,
+                        self.number,
+                        format!(
+                            "calls {} and {} are different calls ({} and {}) but share the key {}",
+                            j + 1,
+                            i + 1,
+                            quote_str(&canonical[j]),
+                            quote_str(&canonical[i]),
+                            quote_str(a)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Each entry holds what its tool gave: the return value unchanged, `error: <str(e)>`,
+    /// or the unknown-tool error.
+    fn check_values(
+        &self,
+        output: &Object,
+        canonical: &[String],
+        given: &[Option<(String, Vec<Departure>)>],
+        tally: &mut Tally,
+    ) {
+        let mut judged = HashSet::new();
+        for (i, call) in self.calls.iter().enumerate() {
+            let Some((key, _)) = &given[i] else {
+                continue;
+            };
+            if !judged.insert(key.clone()) {
+                continue;
+            }
+            let position = i + 1;
+            let Some(actual) = output.get(key) else {
+                continue;
+            };
+            if !self.case.tools.contains_key(&call.name) {
+                tally.applies(DEDUP_UNKNOWN_TOOL);
+                let expected = unknown_tool(&call.name);
+                if actual.as_str() != Some(expected.as_str()) {
+                    tally.breaks(
+                        DEDUP_UNKNOWN_TOOL,
+                        self.number,
+                        format!(
+                            "call {position} names {}, which is not in tools: expected {}, got {}",
+                            quote_str(&call.name),
+                            quote_str(&expected),
+                            quote(actual)
+                        ),
+                    );
+                }
+                continue;
+            }
+            let Some(answers) = self.answers.get(&canonical[i]) else {
+                // Never invoked: the invocation check says so.
+                continue;
+            };
+            let raised = answers[0].is_err();
+            let requirement = if raised {
+                DEDUP_RAISE
+            } else {
+                DEDUP_RESULT_UNCHANGED
+            };
+            tally.applies(requirement);
+            if !answers.iter().any(|a| entry_value(a) == *actual) {
+                let expected = entry_value(&answers[0]);
+                let what = if raised {
+                    "its tool raised, so the entry must be"
+                } else {
+                    "the entry must be the tool's return value unchanged,"
+                };
+                tally.breaks(
+                    requirement,
+                    self.number,
+                    format!(
+                        "call {position} (key {}): {what} {}; got {}",
+                        quote_str(key),
+                        quote(&expected),
+                        quote(actual)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// One invocation per distinct key the implementation made, with the args (`{}` when
+    /// absent); none for unknown tools.
+    fn check_invocations(
+        &self,
+        canonical: &[String],
+        given: &[Option<(String, Vec<Departure>)>],
+        tally: &mut Tally,
+    ) {
+        let number = self.number;
+        let empty = Object::new();
+        let mut wanted: Vec<(usize, Value)> = Vec::new();
+        let mut keys_seen: HashMap<&str, usize> = HashMap::new();
+        for (i, call) in self.calls.iter().enumerate() {
+            if !self.case.tools.contains_key(&call.name) {
+                continue;
+            }
+            tally.applies(DEDUP_INVOKE_ONCE);
+            let key = given[i].as_ref().map_or(canonical[i].as_str(), |(k, _)| k.as_str());
+            if let Some(first) = keys_seen.get(key) {
+                if canonical[*first] == canonical[i] {
+                    tally.applies(DEDUP_CACHE_HIT);
+                }
+                continue;
+            }
+            keys_seen.insert(key, i);
+            if self.number > 1 && self.history.keys.contains(&canonical[i]) {
+                tally.applies(DEDUP_NO_STATE);
+            }
+            let mut invocation = Object::new();
+            invocation.insert("name".into(), call.name.as_str().into());
+            invocation.insert(
+                "args".into(),
+                Value::Object(call.args.clone().unwrap_or_else(|| empty.clone())),
+            );
+            wanted.push((i, Value::Object(invocation)));
+        }
+        let expected: Vec<Value> = wanted.iter().map(|(_, v)| v.clone()).collect();
+        let mut diff = crate::judge::multiset_difference(&expected, &self.run.invocations);
+        // A call without args invoked with something other than {}.
+        for (i, request) in &wanted {
+            let call = &self.calls[*i];
+            if call.args.is_some() {
+                continue;
+            }
+            let Some(missing) = diff.missing.iter().position(|m| m == request) else {
+                continue;
+            };
+            let same_name = diff.unexpected.iter().position(|u| {
+                u.as_object().and_then(|o| o.get("name")).and_then(Value::as_str)
+                    == Some(call.name.as_str())
+            });
+            if let Some(unexpected) = same_name {
+                let got = diff.unexpected.remove(unexpected);
+                diff.missing.remove(missing);
+                tally.breaks(
+                    DEDUP_KEY_ARGS_DEFAULT,
+                    number,
+                    format!(
+                        "call {} has no args: its tool must be invoked with {{}}, got the invocation {}",
+                        i + 1,
+                        quote(&got)
+                    ),
+                );
+            }
+        }
+        for unexpected in &diff.unexpected {
+            let repeat = wanted.iter().find(|(_, w)| w == unexpected);
+            match repeat {
+                Some((i, _)) => {
+                    let key = &canonical[*i];
+                    let raised = self
+                        .answers
+                        .get(key)
+                        .and_then(|a| a.first())
+                        .is_some_and(|a| a.is_err());
+                    let times = self.answers.get(key).map_or(0, Vec::len);
+                    if raised {
+                        tally.breaks(
+                            DEDUP_RAISE,
+                            number,
+                            format!(
+                                "the key {} was invoked {times} times: its tool raised, and the error is cached like any result",
+                                quote_str(key)
+                            ),
+                        );
+                    } else {
+                        tally.breaks(
+                            DEDUP_CACHE_HIT,
+                            number,
+                            format!(
+                                "the key {} was invoked {times} times: every later call with it must be served from the cache",
+                                quote_str(key)
+                            ),
+                        );
+                    }
+                }
+                None => tally.breaks(
+                    DEDUP_INVOKE_ONCE,
+                    number,
+                    format!("{} was invoked, but no call asks for it", quote(unexpected)),
+                ),
+            }
+        }
+        for missing in &diff.missing {
+            let Some((i, _)) = wanted.iter().find(|(_, w)| w == missing) else {
+                continue;
+            };
+            let position = i + 1;
+            if self.number > 1 && self.history.keys.contains(&canonical[*i]) {
+                tally.breaks(
+                    DEDUP_NO_STATE,
+                    number,
+                    format!(
+                        "call {position}'s key {} was seen in an earlier batch and was not invoked again: every batch starts with an empty cache",
+                        quote_str(&canonical[*i])
+                    ),
+                );
+            } else {
+                tally.breaks(
+                    DEDUP_INVOKE_ONCE,
+                    number,
+                    format!(
+                        "call {position}'s tool was never invoked for its key {}",
+                        quote_str(&canonical[*i])
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn unknown_tool(name: &str) -> String {
+    format!("error: unknown tool '{name}'")
+}
+
+/// Whether two calls' args are equal once numbers and booleans are compared as a runtime
+/// with one number type compares them (1 == 1.0 == true).
+fn loosely_equal(a: &DedupCall, b: &DedupCall) -> bool {
+    fn loose(value: &Value) -> Value {
+        match value {
+            Value::Bool(b) => Value::Float(if *b { 1.0 } else { 0.0 }),
+            Value::Int(i) => Value::Float(i.as_str().parse().unwrap_or(f64::NAN)),
+            Value::Float(f) => Value::Float(*f),
+            Value::List(items) => Value::List(items.iter().map(loose).collect()),
+            Value::Object(object) => {
+                Value::Object(object.iter().map(|(k, v)| (k.clone(), loose(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let empty = Object::new();
+    let a = Value::Object(a.args.clone().unwrap_or_else(|| empty.clone()));
+    let b = Value::Object(b.args.clone().unwrap_or(empty));
+    loose(&a) == loose(&b)
+}

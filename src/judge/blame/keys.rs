@@ -1,0 +1,620 @@
+//! Reading an implementation's cache keys (RULINGS B1, B2, B9): which call each key belongs
+//! to, and which rules of the canonical key it departs from. A key is explained by writing
+//! the call's key with up to two plausible departures (unsorted keys, compact separators,
+//! no `ensure_ascii`, Python literals, numbers as a one-number-type runtime writes them, an
+//! escaped name, `null` for absent args, another frame than `name(...)`) and finding the
+//! one that matches.
+
+use super::ids::*;
+use crate::json::{dumps_str, ecmascript_number, python_repr, Object, Value};
+use crate::reference::{canonical_key, DedupCall};
+
+/// One way of writing a key differently from RULINGS B1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Departure {
+    /// Not `name + "(" + args + ")"`.
+    Frame(&'static str, &'static str),
+    NameQuoted,
+    NameEscaped,
+    Separators(&'static str, &'static str),
+    KeysInInsertionOrder,
+    KeysSortedAtTopOnly,
+    ListsSorted,
+    NotAscii,
+    UppercaseHex,
+    PythonLiterals,
+    OneNumberType,
+    AbsentArgsNull,
+    AbsentArgsEmpty,
+}
+
+impl Departure {
+    /// The requirements a departure breaks, given the call's args (a one-number-type
+    /// spelling breaks only the number rules whose numbers it changes).
+    pub(super) fn requirements(self, args: Option<&Object>) -> Vec<&'static str> {
+        match self {
+            Departure::Frame(..) | Departure::Separators(..) => vec![DEDUP_KEY_FORMAT],
+            Departure::NameQuoted | Departure::NameEscaped => vec![DEDUP_NAME_VERBATIM],
+            Departure::KeysInInsertionOrder | Departure::KeysSortedAtTopOnly => {
+                vec![DEDUP_KEY_ORDER]
+            }
+            Departure::ListsSorted => vec![DEDUP_KEY_LIST_ORDER],
+            Departure::NotAscii | Departure::UppercaseHex => vec![DEDUP_KEY_ASCII],
+            Departure::PythonLiterals => vec![DEDUP_KEY_LITERALS],
+            Departure::AbsentArgsNull | Departure::AbsentArgsEmpty => vec![DEDUP_KEY_ARGS_DEFAULT],
+            Departure::OneNumberType => {
+                let mut numbers = Numbers::default();
+                if let Some(args) = args {
+                    args.values().for_each(|v| numbers.visit(v));
+                }
+                let mut broken = Vec::new();
+                if numbers.float_differs {
+                    broken.push(DEDUP_NUMBER_FLOAT);
+                }
+                if numbers.int_differs {
+                    broken.push(DEDUP_NUMBER_INT);
+                }
+                if numbers.infinite {
+                    broken.push(DEDUP_NUMBER_OVERFLOW);
+                }
+                broken
+            }
+        }
+    }
+
+    pub(super) fn describe(self) -> String {
+        match self {
+            Departure::Frame(open, close) => format!(
+                "the key is not name + \"(\" + args + \")\" but name + {} + args + {}",
+                dumps_str(open),
+                dumps_str(close)
+            ),
+            Departure::NameQuoted => "the name is written as a JSON string, quoted".into(),
+            Departure::NameEscaped => "the name is escaped instead of inserted verbatim".into(),
+            Departure::Separators(item, key) => format!(
+                "the separators are {} and {}, not json.dumps's default \", \" and \": \"",
+                dumps_str(item),
+                dumps_str(key)
+            ),
+            Departure::KeysInInsertionOrder => {
+                "the object keys are in the order given, not sorted by code point".into()
+            }
+            Departure::KeysSortedAtTopOnly => {
+                "only the top-level keys are sorted, not the keys of nested objects".into()
+            }
+            Departure::ListsSorted => "lists were reordered; they must keep their order".into(),
+            Departure::NotAscii => {
+                "characters outside space..~ are written as themselves, not as \\uXXXX escapes"
+                    .into()
+            }
+            Departure::UppercaseHex => "the \\u escapes use uppercase hex digits".into(),
+            Departure::PythonLiterals => {
+                "true, false and null are written as Python's True, False and None".into()
+            }
+            Departure::OneNumberType => {
+                "numbers are written as a runtime with one number type writes them (1.0 as 1)"
+                    .into()
+            }
+            Departure::AbsentArgsNull => "a call without args is keyed with null, not {}".into(),
+            Departure::AbsentArgsEmpty => {
+                "a call without args is keyed with nothing between the parentheses, not {}".into()
+            }
+        }
+    }
+}
+
+/// Which number kinds a value holds, and which a one-number-type spelling changes.
+#[derive(Default)]
+struct Numbers {
+    float_differs: bool,
+    int_differs: bool,
+    infinite: bool,
+}
+
+impl Numbers {
+    fn visit(&mut self, value: &Value) {
+        match value {
+            Value::Float(f) if !f.is_finite() => self.infinite |= f.is_infinite(),
+            Value::Float(f) => self.float_differs |= python_repr(*f) != ecmascript_number(*f),
+            Value::Int(i) => {
+                let text = i.as_str();
+                let as_double = text.parse::<f64>().map(ecmascript_number);
+                self.int_differs |= as_double.is_ok_and(|d| d != text);
+            }
+            Value::List(items) => items.iter().for_each(|v| self.visit(v)),
+            Value::Object(object) => object.values().for_each(|v| self.visit(v)),
+            _ => {}
+        }
+    }
+}
+
+/// What a call's args contain, to know which departures can show and which rules apply.
+#[derive(Default)]
+pub(super) struct Features {
+    pub unsorted_objects: bool,
+    pub unsorted_nested: bool,
+    pub objects_with_several_keys: bool,
+    pub lists_to_reorder: bool,
+    pub lists_with_several_items: bool,
+    pub escapes: bool,
+    pub non_ascii: bool,
+    pub literals: bool,
+    pub floats: bool,
+    pub ints: bool,
+    pub infinite: bool,
+}
+
+impl Features {
+    pub(super) fn of(args: Option<&Object>) -> Features {
+        let mut features = Features::default();
+        if let Some(args) = args {
+            features.object(args, 0);
+        }
+        features
+    }
+
+    fn object(&mut self, object: &Object, depth: usize) {
+        if object.len() > 1 {
+            self.objects_with_several_keys = true;
+        }
+        if !object.keys().is_sorted() {
+            self.unsorted_objects = true;
+            if depth > 0 {
+                self.unsorted_nested = true;
+            }
+        }
+        for (key, value) in object {
+            self.string(key);
+            self.value(value, depth + 1);
+        }
+    }
+
+    fn string(&mut self, text: &str) {
+        for c in text.chars() {
+            if !(' '..='~').contains(&c) || c == '"' || c == '\\' {
+                self.escapes = true;
+            }
+            if !c.is_ascii() {
+                self.non_ascii = true;
+            }
+        }
+    }
+
+    fn value(&mut self, value: &Value, depth: usize) {
+        match value {
+            Value::Null | Value::Bool(_) => self.literals = true,
+            Value::Int(_) => self.ints = true,
+            Value::Float(f) => {
+                self.floats = true;
+                self.infinite |= f.is_infinite();
+            }
+            Value::Str(s) => self.string(s),
+            Value::List(items) => {
+                if items.len() > 1 {
+                    self.lists_with_several_items = true;
+                    let texts: Vec<String> = items.iter().map(|v| v.to_string()).collect();
+                    if !texts.is_sorted() {
+                        self.lists_to_reorder = true;
+                    }
+                }
+                items.iter().for_each(|v| self.value(v, depth + 1));
+            }
+            Value::Object(object) => self.object(object, depth),
+        }
+    }
+
+    /// The rules of RULINGS B1/B2 a call with these args can show.
+    pub(super) fn requirements(&self, args_absent: bool, name: &str) -> Vec<&'static str> {
+        let mut applies = vec![DEDUP_KEY_FORMAT];
+        let flags = [
+            (self.objects_with_several_keys, DEDUP_KEY_ORDER),
+            (self.lists_with_several_items, DEDUP_KEY_LIST_ORDER),
+            (self.escapes, DEDUP_KEY_ASCII),
+            (self.literals, DEDUP_KEY_LITERALS),
+            (args_absent, DEDUP_KEY_ARGS_DEFAULT),
+            (self.floats, DEDUP_NUMBER_FLOAT),
+            (self.ints, DEDUP_NUMBER_INT),
+            (self.infinite, DEDUP_NUMBER_OVERFLOW),
+            (dumps_str(name).len() != name.len() + 2, DEDUP_NAME_VERBATIM),
+        ];
+        applies.extend(flags.iter().filter(|(on, _)| *on).map(|(_, id)| *id));
+        applies
+    }
+}
+
+/// How to write a key: the canonical way, with some departures.
+#[derive(Clone, Copy)]
+struct KeyStyle {
+    frame: (&'static str, &'static str),
+    name: NameStyle,
+    item_separator: &'static str,
+    key_separator: &'static str,
+    order: Order,
+    lists_sorted: bool,
+    ascii: Ascii,
+    python_literals: bool,
+    one_number_type: bool,
+    absent: &'static str,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum NameStyle {
+    Verbatim,
+    Quoted,
+    Escaped,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Order {
+    Sorted,
+    Insertion,
+    TopOnly,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ascii {
+    Escaped,
+    Raw,
+    UppercaseHex,
+}
+
+const CANONICAL: KeyStyle = KeyStyle {
+    frame: ("(", ")"),
+    name: NameStyle::Verbatim,
+    item_separator: ", ",
+    key_separator: ": ",
+    order: Order::Sorted,
+    lists_sorted: false,
+    ascii: Ascii::Escaped,
+    python_literals: false,
+    one_number_type: false,
+    absent: "{}",
+};
+
+impl KeyStyle {
+    fn with(mut self, departure: Departure) -> KeyStyle {
+        match departure {
+            Departure::Frame(open, close) => self.frame = (open, close),
+            Departure::NameQuoted => self.name = NameStyle::Quoted,
+            Departure::NameEscaped => self.name = NameStyle::Escaped,
+            Departure::Separators(item, key) => {
+                self.item_separator = item;
+                self.key_separator = key;
+            }
+            Departure::KeysInInsertionOrder => self.order = Order::Insertion,
+            Departure::KeysSortedAtTopOnly => self.order = Order::TopOnly,
+            Departure::ListsSorted => self.lists_sorted = true,
+            Departure::NotAscii => self.ascii = Ascii::Raw,
+            Departure::UppercaseHex => self.ascii = Ascii::UppercaseHex,
+            Departure::PythonLiterals => self.python_literals = true,
+            Departure::OneNumberType => self.one_number_type = true,
+            Departure::AbsentArgsNull => self.absent = "null",
+            Departure::AbsentArgsEmpty => self.absent = "",
+        }
+        self
+    }
+
+    fn key(&self, name: &str, args: Option<&Object>) -> String {
+        let mut out = String::new();
+        match self.name {
+            NameStyle::Verbatim => out.push_str(name),
+            NameStyle::Quoted => out.push_str(&self.string_literal(name)),
+            NameStyle::Escaped => {
+                let quoted = self.string_literal(name);
+                out.push_str(&quoted[1..quoted.len() - 1]);
+            }
+        }
+        out.push_str(self.frame.0);
+        match args {
+            None => out.push_str(self.absent),
+            Some(args) => self.object(&mut out, args, 0),
+        }
+        out.push_str(self.frame.1);
+        out
+    }
+
+    fn object(&self, out: &mut String, object: &Object, depth: usize) {
+        let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+        let sort = match self.order {
+            Order::Sorted => true,
+            Order::Insertion => false,
+            Order::TopOnly => depth == 0,
+        };
+        if sort {
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+        }
+        out.push('{');
+        for (i, (key, value)) in entries.into_iter().enumerate() {
+            if i > 0 {
+                out.push_str(self.item_separator);
+            }
+            out.push_str(&self.string_literal(key));
+            out.push_str(self.key_separator);
+            self.value(out, value, depth + 1);
+        }
+        out.push('}');
+    }
+
+    fn value(&self, out: &mut String, value: &Value, depth: usize) {
+        match value {
+            Value::Null => out.push_str(if self.python_literals { "None" } else { "null" }),
+            Value::Bool(b) => out.push_str(match (self.python_literals, b) {
+                (false, true) => "true",
+                (false, false) => "false",
+                (true, true) => "True",
+                (true, false) => "False",
+            }),
+            Value::Int(i) if self.one_number_type => match i.as_str().parse::<f64>() {
+                Ok(d) => out.push_str(&ecmascript_number(d)),
+                Err(_) => out.push_str(i.as_str()),
+            },
+            Value::Int(i) => out.push_str(i.as_str()),
+            Value::Float(f) if self.one_number_type => out.push_str(&if f.is_finite() {
+                ecmascript_number(*f)
+            } else {
+                "null".to_owned()
+            }),
+            Value::Float(f) => out.push_str(&crate::json::json_float(*f)),
+            Value::Str(s) => out.push_str(&self.string_literal(s)),
+            Value::List(items) => {
+                let mut texts: Vec<String> = items
+                    .iter()
+                    .map(|item| {
+                        let mut text = String::new();
+                        self.value(&mut text, item, depth + 1);
+                        text
+                    })
+                    .collect();
+                if self.lists_sorted {
+                    texts.sort();
+                }
+                out.push('[');
+                out.push_str(&texts.join(self.item_separator));
+                out.push(']');
+            }
+            Value::Object(object) => self.object(out, object, depth),
+        }
+    }
+
+    fn string_literal(&self, text: &str) -> String {
+        match self.ascii {
+            Ascii::Escaped => dumps_str(text),
+            Ascii::UppercaseHex => uppercase_escapes(&dumps_str(text)),
+            Ascii::Raw => {
+                let mut out = String::from('"');
+                // `ensure_ascii=False` escapes only what JSON requires.
+                for c in text.chars() {
+                    if c < ' ' || c == '"' || c == '\\' {
+                        let escaped = dumps_str(&c.to_string());
+                        out.push_str(&escaped[1..escaped.len() - 1]);
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out.push('"');
+                out
+            }
+        }
+    }
+}
+
+fn uppercase_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\\u") {
+        out.push_str(&rest[..at + 2]);
+        let hex_end = (at + 6).min(rest.len());
+        out.push_str(&rest[at + 2..hex_end].to_ascii_uppercase());
+        rest = &rest[hex_end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The departures worth trying for a call: only those that change its key.
+fn candidates(call: &DedupCall, features: &Features) -> Vec<Departure> {
+    let mut list = vec![
+        Departure::Frame(":", ""),
+        Departure::Frame("", ""),
+        Departure::Frame(" ", ""),
+        Departure::Frame("|", ""),
+        Departure::Frame("[", "]"),
+        Departure::NameQuoted,
+        Departure::Separators(",", ":"),
+        Departure::Separators(",", ": "),
+        Departure::Separators(", ", ":"),
+    ];
+    if dumps_str(&call.name).len() != call.name.len() + 2 {
+        list.push(Departure::NameEscaped);
+    }
+    if call.args.is_none() {
+        list.extend([Departure::AbsentArgsNull, Departure::AbsentArgsEmpty]);
+    }
+    if features.unsorted_objects {
+        list.push(Departure::KeysInInsertionOrder);
+    }
+    if features.unsorted_nested {
+        list.push(Departure::KeysSortedAtTopOnly);
+    }
+    if features.lists_to_reorder {
+        list.push(Departure::ListsSorted);
+    }
+    if features.non_ascii {
+        list.push(Departure::NotAscii);
+    }
+    if features.escapes {
+        list.push(Departure::UppercaseHex);
+    }
+    if features.literals {
+        list.push(Departure::PythonLiterals);
+    }
+    if features.floats || features.ints {
+        list.push(Departure::OneNumberType);
+    }
+    list
+}
+
+/// Every key a call could have been given with at most two departures (the canonical key
+/// with none first), each with the departures that produce it.
+pub(super) fn plausible_keys(call: &DedupCall, features: &Features) -> Vec<(Vec<Departure>, String)> {
+    let args = call.args.as_ref();
+    let mut keys = vec![(Vec::new(), canonical_key(&call.name, args))];
+    let departures = candidates(call, features);
+    for first in &departures {
+        keys.push((vec![*first], CANONICAL.with(*first).key(&call.name, args)));
+    }
+    for (i, first) in departures.iter().enumerate() {
+        let one = CANONICAL.with(*first);
+        for second in &departures[i + 1..] {
+            if !same_kind(*first, *second) {
+                keys.push((vec![*first, *second], one.with(*second).key(&call.name, args)));
+            }
+        }
+    }
+    keys
+}
+
+/// The key each call was given, read as one keying function for the whole batch: the set
+/// of departures that explains the most calls and entries wins (an implementation keys
+/// every call the same way), and a call it does not explain takes its own best match.
+pub(super) fn keys_given<'k>(
+    plausible: &[Vec<(Vec<Departure>, String)>],
+    entries: &std::collections::HashSet<&'k str>,
+) -> Vec<Option<(String, Vec<Departure>)>> {
+    let mut styles: Vec<Vec<Departure>> = vec![Vec::new()];
+    for options in plausible {
+        for (departures, key) in options {
+            if entries.contains(key.as_str()) && !styles.contains(departures) {
+                styles.push(departures.clone());
+            }
+        }
+    }
+    // A style names departures; a call it does not concern keeps the canonical spelling
+    // there, so its key under the style is the one with the departures that apply to it.
+    let under = |options: &[(Vec<Departure>, String)], style: &[Departure]| -> Option<(String, Vec<Departure>)> {
+        let relevant: Vec<Departure> = style
+            .iter()
+            .copied()
+            .filter(|d| options.iter().any(|(ds, _)| ds.len() == 1 && ds[0] == *d))
+            .collect();
+        options
+            .iter()
+            .find(|(ds, _)| {
+                ds.len() == relevant.len() && relevant.iter().all(|d| ds.contains(d))
+            })
+            .map(|(ds, key)| (key.clone(), ds.clone()))
+    };
+    let mut best: Option<(usize, usize, usize, &Vec<Departure>)> = None;
+    for style in &styles {
+        let keys: Vec<Option<(String, Vec<Departure>)>> = plausible
+            .iter()
+            .map(|options| under(options, style).filter(|(k, _)| entries.contains(k.as_str())))
+            .collect();
+        let calls = keys.iter().flatten().count();
+        let covered: std::collections::HashSet<&str> =
+            keys.iter().flatten().map(|(k, _)| k.as_str()).collect();
+        let score = (calls, covered.len(), usize::MAX - style.len(), style);
+        if best.as_ref().is_none_or(|b| (score.0, score.1, score.2) > (b.0, b.1, b.2)) {
+            best = Some(score);
+        }
+    }
+    let style = best.map(|b| b.3.clone()).unwrap_or_default();
+    plausible
+        .iter()
+        .map(|options| {
+            under(options, &style)
+                .filter(|(k, _)| entries.contains(k.as_str()))
+                .or_else(|| {
+                    options
+                        .iter()
+                        .filter(|(_, k)| entries.contains(k.as_str()))
+                        .min_by_key(|(ds, _)| ds.len())
+                        .map(|(ds, k)| (k.clone(), ds.clone()))
+                })
+        })
+        .collect()
+}
+
+/// Two departures of the same setting cannot combine.
+fn same_kind(a: Departure, b: Departure) -> bool {
+    use Departure::*;
+    let kind = |d| match d {
+        Frame(..) => 0,
+        NameQuoted | NameEscaped => 1,
+        Separators(..) => 2,
+        KeysInInsertionOrder | KeysSortedAtTopOnly => 3,
+        ListsSorted => 4,
+        NotAscii | UppercaseHex => 5,
+        PythonLiterals => 6,
+        OneNumberType => 7,
+        AbsentArgsNull | AbsentArgsEmpty => 8,
+    };
+    kind(a) == kind(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn call(name: &str, args: &str) -> DedupCall {
+        DedupCall {
+            name: name.into(),
+            args: parse(args).unwrap().as_object().cloned(),
+        }
+    }
+
+    fn explain(call: &DedupCall, key: &str) -> Option<Vec<Departure>> {
+        let plausible = vec![plausible_keys(call, &Features::of(call.args.as_ref()))];
+        let entries = std::collections::HashSet::from([key]);
+        keys_given(&plausible, &entries)[0].clone().map(|(_, d)| d)
+    }
+
+    #[test]
+    fn one_keying_function_explains_the_batch() {
+        let calls = [call("f", r#"{"a": 1, "b": 2}"#), call("f", r#"{"b": 2, "a": 1}"#)];
+        let plausible: Vec<_> = calls
+            .iter()
+            .map(|c| plausible_keys(c, &Features::of(c.args.as_ref())))
+            .collect();
+        let entries = std::collections::HashSet::from([r#"f({"a": 1, "b": 2})"#, r#"f({"b": 2, "a": 1})"#]);
+        let given = keys_given(&plausible, &entries);
+        assert_eq!(given[0].as_ref().unwrap().0, r#"f({"a": 1, "b": 2})"#);
+        assert_eq!(given[1].as_ref().unwrap().0, r#"f({"b": 2, "a": 1})"#);
+        assert_eq!(given[1].as_ref().unwrap().1, vec![Departure::KeysInInsertionOrder]);
+    }
+
+    #[test]
+    fn departures_are_found_and_named() {
+        let c = call("f", r#"{"b": 1.0, "a": "é"}"#);
+        assert_eq!(explain(&c, r#"f({"a": "\u00e9", "b": 1.0})"#), Some(vec![]));
+        assert_eq!(
+            explain(&c, r#"f({"b": 1.0, "a": "\u00e9"})"#),
+            Some(vec![Departure::KeysInInsertionOrder])
+        );
+        assert_eq!(
+            explain(&c, r#"f({"a":"\u00e9","b":1.0})"#),
+            Some(vec![Departure::Separators(",", ":")])
+        );
+        assert_eq!(
+            explain(&c, r#"f({"a": "é", "b": 1})"#),
+            Some(vec![Departure::NotAscii, Departure::OneNumberType])
+        );
+        assert_eq!(explain(&c, "nothing like it"), None);
+        assert_eq!(
+            Departure::OneNumberType.requirements(c.args.as_ref()),
+            vec![DEDUP_NUMBER_FLOAT]
+        );
+    }
+
+    #[test]
+    fn absent_args_and_names() {
+        let c = DedupCall {
+            name: "a\"b".into(),
+            args: None,
+        };
+        assert_eq!(explain(&c, "a\"b({})"), Some(vec![]));
+        assert_eq!(explain(&c, "a\"b(null)"), Some(vec![Departure::AbsentArgsNull]));
+        assert_eq!(explain(&c, "a\\\"b({})"), Some(vec![Departure::NameEscaped]));
+    }
+}

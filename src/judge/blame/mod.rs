@@ -1,0 +1,331 @@
+//! Blame (RULINGS D): which requirements a case shows broken, decided by each requirement's
+//! own check over the case's input, what was expected, and what the implementation returned
+//! and invoked. A check judges its rule relative to the implementation's other choices, so
+//! one bug is charged to the rule it breaks and not to every rule downstream of it: the
+//! duplicate check takes the ids the implementation gave as its premise, the invocation
+//! check takes the calls it accepted, the key checks the keys it wrote.
+//!
+//! A check that applies to a case and finds nothing wrong *shows* its requirement; a
+//! requirement is earned only where it is shown and nowhere charged. A failure no check can
+//! explain (an exception, a timeout, a crash, a value of the wrong type) is charged to one
+//! named requirement per function and says so.
+
+mod dedup;
+mod exec;
+mod keys;
+
+use super::{BatchRun, Failure, Outcome};
+use crate::spec::{Case, Function};
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// The requirement ids the checks charge. A test keeps them in step with the spec.
+pub mod ids {
+    pub const EXEC_OUTPUT_COUNT: &str = "EXEC-OUTPUT-COUNT";
+    pub const EXEC_OUTPUT_SHAPE: &str = "EXEC-OUTPUT-SHAPE";
+    pub const EXEC_ID_GIVEN: &str = "EXEC-ID-GIVEN";
+    pub const EXEC_ID_GENERATED: &str = "EXEC-ID-GENERATED";
+    pub const EXEC_DUP_REJECTED: &str = "EXEC-DUP-REJECTED";
+    pub const EXEC_DUP_ANY_EARLIER: &str = "EXEC-DUP-ANY-EARLIER";
+    pub const EXEC_DUP_VERBATIM: &str = "EXEC-DUP-VERBATIM";
+    pub const EXEC_LIMIT_POSITION: &str = "EXEC-LIMIT-POSITION";
+    pub const EXEC_LIMIT_ZERO: &str = "EXEC-LIMIT-ZERO";
+    pub const EXEC_LIMIT_DEFAULT: &str = "EXEC-LIMIT-DEFAULT";
+    pub const EXEC_DUP_BEFORE_LIMIT: &str = "EXEC-DUP-BEFORE-LIMIT";
+    pub const EXEC_DISPATCH_ONCE: &str = "EXEC-DISPATCH-ONCE";
+    pub const EXEC_DISPATCH_ARGS_DEFAULT: &str = "EXEC-DISPATCH-ARGS-DEFAULT";
+    pub const EXEC_CONTENT_UNCHANGED: &str = "EXEC-CONTENT-UNCHANGED";
+    pub const EXEC_FAILURE_ISOLATED: &str = "EXEC-FAILURE-ISOLATED";
+    pub const EXEC_NO_STATE: &str = "EXEC-NO-STATE";
+
+    pub const DEDUP_KEY_FORMAT: &str = "DEDUP-KEY-FORMAT";
+    pub const DEDUP_KEY_ORDER: &str = "DEDUP-KEY-ORDER";
+    pub const DEDUP_KEY_LIST_ORDER: &str = "DEDUP-KEY-LIST-ORDER";
+    pub const DEDUP_KEY_ASCII: &str = "DEDUP-KEY-ASCII";
+    pub const DEDUP_KEY_LITERALS: &str = "DEDUP-KEY-LITERALS";
+    pub const DEDUP_KEY_ARGS_DEFAULT: &str = "DEDUP-KEY-ARGS-DEFAULT";
+    pub const DEDUP_NUMBER_FLOAT: &str = "DEDUP-NUMBER-FLOAT";
+    pub const DEDUP_NUMBER_INT: &str = "DEDUP-NUMBER-INT";
+    pub const DEDUP_NUMBER_DISTINCT: &str = "DEDUP-NUMBER-DISTINCT";
+    pub const DEDUP_NUMBER_OVERFLOW: &str = "DEDUP-NUMBER-OVERFLOW";
+    pub const DEDUP_RESULT_ENTRIES: &str = "DEDUP-RESULT-ENTRIES";
+    pub const DEDUP_INVOKE_ONCE: &str = "DEDUP-INVOKE-ONCE";
+    pub const DEDUP_CACHE_HIT: &str = "DEDUP-CACHE-HIT";
+    pub const DEDUP_RESULT_UNCHANGED: &str = "DEDUP-RESULT-UNCHANGED";
+    pub const DEDUP_UNKNOWN_TOOL: &str = "DEDUP-UNKNOWN-TOOL";
+    pub const DEDUP_RAISE: &str = "DEDUP-RAISE";
+    pub const DEDUP_NO_STATE: &str = "DEDUP-NO-STATE";
+    pub const DEDUP_NAME_VERBATIM: &str = "DEDUP-NAME-VERBATIM";
+
+    /// Every requirement an implementation can be charged with. The others describe the
+    /// provided sandbox (checked against the reference) or grant a freedom (a MAY).
+    pub const CHECKED: &[&str] = &[
+        EXEC_OUTPUT_COUNT,
+        EXEC_OUTPUT_SHAPE,
+        EXEC_ID_GIVEN,
+        EXEC_ID_GENERATED,
+        EXEC_DUP_REJECTED,
+        EXEC_DUP_ANY_EARLIER,
+        EXEC_DUP_VERBATIM,
+        EXEC_LIMIT_POSITION,
+        EXEC_LIMIT_ZERO,
+        EXEC_LIMIT_DEFAULT,
+        EXEC_DUP_BEFORE_LIMIT,
+        EXEC_DISPATCH_ONCE,
+        EXEC_DISPATCH_ARGS_DEFAULT,
+        EXEC_CONTENT_UNCHANGED,
+        EXEC_FAILURE_ISOLATED,
+        EXEC_NO_STATE,
+        DEDUP_KEY_FORMAT,
+        DEDUP_KEY_ORDER,
+        DEDUP_KEY_LIST_ORDER,
+        DEDUP_KEY_ASCII,
+        DEDUP_KEY_LITERALS,
+        DEDUP_KEY_ARGS_DEFAULT,
+        DEDUP_NUMBER_FLOAT,
+        DEDUP_NUMBER_INT,
+        DEDUP_NUMBER_DISTINCT,
+        DEDUP_NUMBER_OVERFLOW,
+        DEDUP_RESULT_ENTRIES,
+        DEDUP_INVOKE_ONCE,
+        DEDUP_CACHE_HIT,
+        DEDUP_RESULT_UNCHANGED,
+        DEDUP_UNKNOWN_TOOL,
+        DEDUP_RAISE,
+        DEDUP_NO_STATE,
+        DEDUP_NAME_VERBATIM,
+    ];
+}
+
+/// A requirement a case shows broken: where and how, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Charge {
+    pub requirement: String,
+    /// The 1-based batch the diagnosis is about.
+    pub batch: usize,
+    /// For example: "call 2 has no id: expected tool_call_id `call_2` (its position in the
+    /// batch), got `call_1`".
+    pub diagnosis: String,
+    /// `false` for a failure no check explains (an exception, a timeout, a crash, a value
+    /// of the wrong type), charged to the function's named requirement.
+    pub explained: bool,
+}
+
+/// What one case says about the requirements: the ones it shows broken, and the ones whose
+/// checks applied and held.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Blame {
+    pub charges: Vec<Charge>,
+    pub shown: BTreeSet<String>,
+}
+
+impl Blame {
+    /// The requirements charged, each once, in the order first charged.
+    pub fn charged(&self) -> Vec<&str> {
+        let mut seen = BTreeSet::new();
+        self.charges
+            .iter()
+            .map(|c| c.requirement.as_str())
+            .filter(|r| seen.insert(*r))
+            .collect()
+    }
+
+    pub fn charges(&self, requirement: &str) -> bool {
+        self.charges.iter().any(|c| c.requirement == requirement)
+    }
+}
+
+/// What the generated cases of a run said about one requirement.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct GeneratedTally {
+    /// Generated cases where its check applies to the expected output.
+    pub exercised: usize,
+    /// Generated cases where its check applied and held.
+    pub shown: usize,
+    /// Generated cases charged to it.
+    pub charged: usize,
+}
+
+impl GeneratedTally {
+    pub fn add(&mut self, other: GeneratedTally) {
+        self.exercised += other.exercised;
+        self.shown += other.shown;
+        self.charged += other.charged;
+    }
+}
+
+/// The requirements whose checks apply to a case: the ones its expected output shows.
+pub fn applicable(case: &Case) -> BTreeSet<String> {
+    let runs: Vec<BatchRun> = super::expectations(case)
+        .into_iter()
+        .map(|(output, invocations)| BatchRun {
+            output,
+            invocations,
+        })
+        .collect();
+    blame(case, &runs, &Outcome::Pass).shown
+}
+
+/// The requirement a failure no check explains is charged to: the one that says what the
+/// function must return.
+pub fn unexplained_requirement(function: Function) -> &'static str {
+    match function {
+        Function::ExecuteToolCalls => ids::EXEC_OUTPUT_COUNT,
+        Function::RunParallelCalls => ids::DEDUP_RESULT_ENTRIES,
+    }
+}
+
+/// Diagnoses a judged case: `runs` are the batches that returned, `outcome` the judge's
+/// verdict on them (or the exception, timeout or crash that ended the case).
+pub fn blame(case: &Case, runs: &[BatchRun], outcome: &Outcome) -> Blame {
+    let mut tally = Tally::default();
+    match case {
+        Case::Exec(exec) => exec::diagnose(exec, runs, &mut tally),
+        Case::Dedup(dedup) => dedup::diagnose(dedup, runs, &mut tally),
+    }
+    if let Outcome::Fail(failure) = outcome {
+        if tally.charges.is_empty() {
+            let batch = match failure {
+                Failure::WrongOutput { batch, .. }
+                | Failure::WrongInvocations { batch, .. }
+                | Failure::Exception { batch, .. } => *batch,
+                _ => runs.len() + 1,
+            };
+            let function = match case {
+                Case::Exec(_) => Function::ExecuteToolCalls,
+                Case::Dedup(_) => Function::RunParallelCalls,
+            };
+            tally.unexplained(unexplained_requirement(function), batch, failure);
+        }
+    }
+    tally.finish()
+}
+
+/// The blame of a case that ended without batch results to diagnose (not started, skipped,
+/// a protocol error before any batch returned).
+pub fn blame_without_runs(case: &Case, outcome: &Outcome) -> Blame {
+    blame(case, &[], outcome)
+}
+
+/// The diagnosis of a failure no check explains.
+fn unexplained_diagnosis(failure: &Failure) -> String {
+    let what = match failure {
+        Failure::Exception { message, .. } => {
+            format!("the function raised {}", first_line(message))
+        }
+        Failure::Timeout { seconds } => format!("no answer within {seconds} s"),
+        Failure::Crash { message } => format!("the process died: {}", first_line(message)),
+        Failure::Protocol { message } => format!("protocol error: {}", first_line(message)),
+        Failure::NotImplemented => "the function is not defined".to_owned(),
+        Failure::WrongOutput { .. } => "the output differs in a way no rule's check names".into(),
+        Failure::WrongInvocations { .. } => {
+            "the invocations differ in a way no rule's check names".into()
+        }
+    };
+    format!("{what} (no rule's check explains this failure, so it is charged here)")
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+/// What the checks of one case found, batch by batch.
+#[derive(Default)]
+struct Tally {
+    applied: BTreeSet<&'static str>,
+    charges: Vec<Charge>,
+    /// How many more times each (requirement, batch) was broken after its first diagnosis.
+    more: Vec<usize>,
+}
+
+impl Tally {
+    /// A check applied to this case.
+    fn applies(&mut self, requirement: &'static str) {
+        self.applied.insert(requirement);
+    }
+
+    /// A check found its rule broken. The first diagnosis per requirement and batch is
+    /// kept; later ones are counted.
+    fn breaks(&mut self, requirement: &'static str, batch: usize, diagnosis: String) {
+        self.applied.insert(requirement);
+        if let Some(index) = self
+            .charges
+            .iter()
+            .position(|c| c.requirement == requirement && c.batch == batch)
+        {
+            self.more[index] += 1;
+            return;
+        }
+        self.charges.push(Charge {
+            requirement: requirement.to_owned(),
+            batch,
+            diagnosis,
+            explained: true,
+        });
+        self.more.push(0);
+    }
+
+    fn unexplained(&mut self, requirement: &'static str, batch: usize, failure: &Failure) {
+        self.applied.insert(requirement);
+        self.charges.push(Charge {
+            requirement: requirement.to_owned(),
+            batch,
+            diagnosis: unexplained_diagnosis(failure),
+            explained: false,
+        });
+        self.more.push(0);
+    }
+
+    fn finish(self) -> Blame {
+        let charged: BTreeSet<&str> = self
+            .charges
+            .iter()
+            .map(|c| c.requirement.as_str())
+            .collect();
+        let shown = self
+            .applied
+            .iter()
+            .filter(|r| !charged.contains(*r))
+            .map(|r| (*r).to_owned())
+            .collect();
+        let charges = self
+            .charges
+            .into_iter()
+            .zip(self.more)
+            .map(|(mut charge, more)| {
+                if more > 0 {
+                    charge.diagnosis = format!(
+                        "{} (and {more} more in this batch)",
+                        charge.diagnosis
+                    );
+                }
+                charge
+            })
+            .collect();
+        Blame { charges, shown }
+    }
+}
+
+/// A value as it appears inside a diagnosis: short, one line, JSON.
+fn quote(value: &crate::json::Value) -> String {
+    let text = crate::json::dumps(value, crate::json::Style::PYTHON);
+    shorten(&text)
+}
+
+fn shorten(text: &str) -> String {
+    const LIMIT: usize = 120;
+    if text.chars().count() <= LIMIT {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(LIMIT - 3).collect();
+    format!("{kept}...")
+}
+
+/// A string shown in a diagnosis: JSON-quoted, so invisible characters are visible.
+fn quote_str(text: &str) -> String {
+    shorten(&crate::json::dumps_str(text))
+}
+
+#[cfg(test)]
+mod tests;
