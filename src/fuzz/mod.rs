@@ -257,7 +257,7 @@ fn counterexamples_per_requirement(
     let add = |mut result: CaseResult, found: &mut Vec<CaseResult>, requirement: &str| {
         result.rerun_args = Some(rerun_args(summary.function, summary.seed));
         result.case.file = format!("generated (seed {})", summary.seed);
-        rename(&mut result.case, &format!("{}-{}", entry_id(summary.function), requirement.to_ascii_lowercase()));
+        rename(&mut result.case, &format!("generated-{}", requirement.to_ascii_lowercase()));
         set_description(
             &mut result.case,
             format!("the smallest generated case charged to {requirement}"),

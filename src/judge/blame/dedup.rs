@@ -146,11 +146,14 @@ impl Batch<'_> {
         // Entries that belong to no call of this batch.
         let mut strangers = Vec::new();
         for key in &unexplained {
-            if self.history.keys.contains(key.as_str()) {
+            if self.history.keys.contains(key.as_str()) || is_canonical_key(key) {
                 tally.breaks(
                     DEDUP_NO_STATE,
                     number,
-                    format!("the entry {} is left over from an earlier batch", quote_str(key)),
+                    format!(
+                        "the entry {} belongs to no call of this batch: a cache kept from an earlier call",
+                        quote_str(key)
+                    ),
                 );
             } else {
                 strangers.push(*key);
@@ -321,7 +324,18 @@ impl Batch<'_> {
             if !self.case.tools.contains_key(&call.name) {
                 tally.applies(DEDUP_UNKNOWN_TOOL);
                 let expected = unknown_tool(&call.name);
-                if actual.as_str() != Some(expected.as_str()) {
+                let stale = !actual.as_str().is_some_and(|a| a.starts_with("error"));
+                if actual.as_str() != Some(expected.as_str()) && stale {
+                    tally.breaks(
+                        DEDUP_NO_STATE,
+                        self.number,
+                        format!(
+                            "call {position} names {}, which is not in tools, but its entry holds {}, a result from an earlier call: the cache survived it",
+                            quote_str(&call.name),
+                            quote(actual)
+                        ),
+                    );
+                } else if actual.as_str() != Some(expected.as_str()) {
                     tally.breaks(
                         DEDUP_UNKNOWN_TOOL,
                         self.number,
@@ -475,12 +489,13 @@ impl Batch<'_> {
                 continue;
             };
             let position = i + 1;
-            if self.number > 1 && self.history.keys.contains(&canonical[*i]) {
+            let served = given[*i].is_some();
+            if served || (self.number > 1 && self.history.keys.contains(&canonical[*i])) {
                 tally.breaks(
                     DEDUP_NO_STATE,
                     number,
                     format!(
-                        "call {position}'s key {} was seen in an earlier batch and was not invoked again: every batch starts with an empty cache",
+                        "call {position}'s key {} has an entry but its tool was not invoked: a cache from an earlier call answered; every call starts with an empty cache",
                         quote_str(&canonical[*i])
                     ),
                 );
@@ -496,6 +511,21 @@ impl Batch<'_> {
             }
         }
     }
+}
+
+/// Whether a key reads as `name(args)` with args written canonically: an entry a correct
+/// implementation could have made for some call, if not for one of this batch.
+fn is_canonical_key(key: &str) -> bool {
+    let Some(open) = key.find("({") else {
+        return false;
+    };
+    let Some(args) = key[open + 1..].strip_suffix(')') else {
+        return false;
+    };
+    crate::json::parse(args)
+        .ok()
+        .and_then(|v| v.as_object().map(canonical_args))
+        .is_some_and(|canonical| canonical == args)
 }
 
 fn unknown_tool(name: &str) -> String {

@@ -17,6 +17,10 @@ use std::collections::{HashMap, HashSet};
 
 const DUPLICATE_PREFIX: &str = "error: duplicate tool_call_id ";
 const LIMIT_PREFIX: &str = "error: too many parallel tool calls";
+/// Marks a premise id that is not a string (it cannot appear in a duplicate error).
+const NOT_A_STRING: &str = "\u{0}not a string: ";
+/// Stands for an answer parcall cannot know (to a malformed request).
+const ANY_ANSWER: &str = "\u{0}any answer";
 
 /// What carries over from one batch of a case to the next.
 #[derive(Default)]
@@ -64,6 +68,19 @@ fn replay(
         let Some((tool, arguments)) = request_parts(invocation) else {
             continue;
         };
+        if !invocation
+            .as_object()
+            .and_then(|o| o.get("arguments"))
+            .is_some_and(|a| a.as_object().is_some())
+        {
+            // What the adapter answered a malformed request is its own business: any
+            // content is taken as that answer (the dispatch check charges the request).
+            answers
+                .entry(request_key(tool, arguments))
+                .or_default()
+                .push(ANY_ANSWER.to_owned());
+            continue;
+        }
         let key = canonical_args(arguments);
         let answer = match dispatch {
             Dispatch::Sandbox => Sandbox.dispatch(DispatchRequest { tool, arguments }),
@@ -217,7 +234,16 @@ impl Batch<'_> {
         for (i, call) in self.calls.iter().enumerate() {
             let position = i + 1;
             let actual = fields[i].0;
-            premise.push(actual.map_or_else(|| decisions[i].id.clone(), str::to_owned));
+            // The premise of the duplicate checks: the id the implementation gave, even
+            // when it is not a string (two calls answered with `null` share it).
+            premise.push(match (actual, messages.get(i).and_then(Value::as_object)) {
+                (Some(id), _) => id.to_owned(),
+                (None, Some(message)) => match message.get("tool_call_id") {
+                    Some(other) => format!("{NOT_A_STRING}{other}"),
+                    None => decisions[i].id.clone(),
+                },
+                (None, None) => decisions[i].id.clone(),
+            });
             if missing_explained(i) {
                 continue;
             }
@@ -291,6 +317,31 @@ impl Batch<'_> {
         let is_duplicate: Vec<bool> = (0..n).map(|i| !duplicate_of(i).is_empty()).collect();
         let limit_requirement = self.limit_requirement(&said, &is_duplicate, &expected_limit_text);
 
+        // A duplicate of a generated, refused or duplicate id that is also past the limit
+        // and gets the limit error breaks one of two rules; the batch's other calls say
+        // which: a missed duplicate of that kind within the limit, or a plain duplicate
+        // past the limit reported as over the limit.
+        let special = |i: usize| {
+            duplicate_of(i).iter().all(|&j| {
+                let given = self.calls[j].id.as_deref().is_some_and(|id| !id.is_empty());
+                !given || is_duplicate[j] || over(j)
+            })
+        };
+        let misses_special = (0..n).any(|j| {
+            is_duplicate[j] && special(j) && !over(j) && !matches!(said[j], Said::Duplicate(_))
+        });
+        let limit_first = (0..n).any(|j| {
+            is_duplicate[j] && !special(j) && over(j) && matches!(said[j], Said::OverLimit(_))
+        });
+        // Refusals that start right where a count carried over from the previous batches
+        // would put the limit, and not where an off-by-one would.
+        let first_refused = (0..n)
+            .find(|&j| !is_duplicate[j] && matches!(said[j], Said::OverLimit(_)))
+            .map(|j| (j + 1) as u64);
+        let carried_over = number > 1
+            && first_refused.is_some_and(|p| {
+                p != limit && p + self.history.calls as u64 == limit.saturating_add(1)
+            });
         let mut accepted: Vec<usize> = Vec::new();
         for i in 0..n {
             if missing_explained(i) {
@@ -315,6 +366,7 @@ impl Batch<'_> {
                 }
                 let first = earlier[0] + 1;
                 match said[i] {
+                    Said::Duplicate(_) if id.starts_with(NOT_A_STRING) => {}
                     Said::Duplicate(rest) => {
                         tally.applies(EXEC_DUP_VERBATIM);
                         if rest != format!("'{id}'") {
@@ -329,6 +381,17 @@ impl Batch<'_> {
                                 ),
                             );
                         }
+                    }
+                    Said::OverLimit(_) if over(i) && special && misses_special && !limit_first => {
+                        tally.breaks(
+                            EXEC_DUP_ANY_EARLIER,
+                            number,
+                            format!(
+                                "call {position} repeats the id {} of call {first} (whatever happened to that call), so it must get {}; got the limit error",
+                                quote_str(id),
+                                quote_str(&format!("{DUPLICATE_PREFIX}'{id}'"))
+                            ),
+                        );
                     }
                     Said::OverLimit(_) if over(i) => tally.breaks(
                         EXEC_DUP_BEFORE_LIMIT,
@@ -391,9 +454,7 @@ impl Batch<'_> {
                     }
                 }
                 Said::OverLimit(text) => {
-                    let requirement = if number > 1
-                        && (position + self.history.calls) as u64 > limit
-                    {
+                    let requirement = if carried_over {
                         EXEC_NO_STATE
                     } else if limit_requirement == EXEC_LIMIT_ZERO {
                         EXEC_LIMIT_POSITION
@@ -527,6 +588,9 @@ impl Batch<'_> {
             // Not dispatched with its request: the dispatch check says so.
             return;
         };
+        if answers.iter().any(|a| a == ANY_ANSWER) {
+            return;
+        }
         tally.applies(EXEC_CONTENT_UNCHANGED);
         if !answers.iter().any(|a| a == content) {
             tally.breaks(

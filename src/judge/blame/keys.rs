@@ -174,7 +174,7 @@ impl Features {
             if !(' '..='~').contains(&c) || c == '"' || c == '\\' {
                 self.escapes = true;
             }
-            if !c.is_ascii() {
+            if c > '~' {
                 self.non_ascii = true;
             }
         }
