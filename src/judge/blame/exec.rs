@@ -295,6 +295,10 @@ impl Batch<'_> {
             }
         }
 
+        let expected_limit_text = format!("{LIMIT_PREFIX} (limit {limit})");
+        let over = |i: usize| (i + 1) as u64 > limit;
+        let duplicate_of = |i: usize| (0..i).filter(|&j| premise[j] == premise[i]).collect::<Vec<_>>();
+        let is_duplicate: Vec<bool> = (0..n).map(|i| !duplicate_of(i).is_empty()).collect();
         // A content that dispatch itself returned is content, even when it reads like a
         // refusal (a tool may answer anything).
         let said: Vec<Said> = fields
@@ -304,17 +308,21 @@ impl Batch<'_> {
                 Some(text)
                     if self
                         .answers_for(&self.calls[i])
-                        .is_some_and(|answers| answers.iter().any(|a| a == text)) =>
+                        .is_some_and(|answers| {
+                            answers.iter().any(|a| a == text)
+                                // Answered a malformed request of its own: a call that is
+                                // neither a duplicate nor over the limit and was dispatched.
+                                || (answers.iter().any(|a| a == ANY_ANSWER)
+                                    && !is_duplicate[i]
+                                    && !over(i))
+                        }) =>
                 {
                     Said::Content(text)
                 }
                 _ => said(*content),
             })
             .collect();
-        let expected_limit_text = format!("{LIMIT_PREFIX} (limit {limit})");
-        let over = |i: usize| (i + 1) as u64 > limit;
-        let duplicate_of = |i: usize| (0..i).filter(|&j| premise[j] == premise[i]).collect::<Vec<_>>();
-        let is_duplicate: Vec<bool> = (0..n).map(|i| !duplicate_of(i).is_empty()).collect();
+
         let limit_requirement = self.limit_requirement(&said, &is_duplicate, &expected_limit_text);
 
         // A duplicate of a generated, refused or duplicate id that is also past the limit
