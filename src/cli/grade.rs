@@ -136,7 +136,18 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         results.finished(g);
     });
     results.gradebooks(&graded, true);
+    let note = if args.function.is_empty() {
+        formats::one_exercise_note(&graded)
+    } else {
+        None
+    };
+    if let Some(note) = &note {
+        eprintln!("parcall: warning: {note}");
+    }
     print!("{}", formats::human(&graded, seed));
+    if let Some(note) = &note {
+        println!("note: {note}");
+    }
     let failures = results
         .failures
         .into_inner()
@@ -189,11 +200,11 @@ impl Results<'_> {
 
     fn submission(&self, g: &grade::Graded) -> std::io::Result<()> {
         let dir = self.out.subdir(SUBMISSIONS)?.subdir(&g.submission.name)?;
-        dir.write(
-            "gradescope.json",
-            &pretty(&formats::gradescope(g, self.seed)),
-        )?;
+        // For the student: no seed, at most one generated case per requirement.
+        dir.write("gradescope.json", &pretty(&formats::gradescope(g)))?;
         dir.write("exercism.json", &pretty(&formats::exercism(g)))?;
+        dir.write("feedback.txt", formats::feedback_file(g).as_bytes())?;
+        // For the teacher: the whole report, with the seed and the rerun commands.
         let mut report = Vec::new();
         crate::report::write(
             &g.report,

@@ -5,7 +5,7 @@
 use super::escape;
 use super::rubric::RequirementScore;
 use super::Graded;
-use crate::report::{failure_text, CaseReport};
+use crate::report::{CaseReport, Detail};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -27,47 +27,145 @@ pub fn cap(text: &str, limit: usize) -> String {
     format!("{kept}{note}")
 }
 
-/// The failing case a student should look at first for a requirement: the smallest input.
+/// The case a student should look at for a requirement: the smallest charged to it, among
+/// the fixed cases and the one counterexample per requirement the generated cases kept.
+/// When none is charged (the requirement was never shown kept), the smallest failing case
+/// that exercises it.
 fn smallest_failure<'r>(graded: &'r Graded, requirement: &str) -> Option<&'r CaseReport> {
-    graded
+    let size = |c: &&CaseReport| c.inputs.iter().map(|i| i.to_string().len()).sum::<usize>();
+    let fixed = graded
         .report
         .cases
         .iter()
-        .filter(|c| c.outcome != "pass" && c.requirements.iter().any(|r| r == requirement))
-        .min_by_key(|c| c.input.as_ref().map_or(usize::MAX, |i| i.to_string().len()))
+        .filter(|c| !c.id.starts_with("generated-"));
+    let generated = graded
+        .report
+        .generated
+        .iter()
+        .flat_map(|g| &g.counterexamples);
+    let charged = fixed
+        .clone()
+        .chain(generated)
+        .filter(|c| c.charges.iter().any(|ch| ch.requirement == requirement))
+        .min_by_key(size);
+    charged.or_else(|| {
+        fixed
+            .filter(|c| c.outcome != "pass" && c.requirements.iter().any(|r| r == requirement))
+            .min_by_key(size)
+    })
 }
 
-/// Feedback for one requirement: what failed, on which input, expected and actual, and
-/// what the submission printed. Without rerun commands or seeds.
+/// Feedback for one requirement, for the student: why it is lost, on the smallest case
+/// charged to it (every batch's input, expected and actual, what the submission printed).
+/// Never a seed, a rerun command, or more than one generated case.
 pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
     if let Some(error) = graded.error() {
         return cap(error, FEEDBACK_LIMIT);
     }
     if score.earned >= score.points {
-        return format!("All {} cases pass.", score.cases);
+        return format!("Met: kept in all {} cases that exercise it.", score.cases);
     }
     let Some(case) = smallest_failure(graded, &score.id) else {
-        return format!("{} of {} cases fail.", score.failed, score.cases);
+        return format!(
+            "Not met: no case shows this rule kept ({} cases exercise it). Where it applies, \
+             your function raised, timed out or returned nothing this rule can be checked on.",
+            score.cases
+        );
     };
     let generated = case.id.starts_with("generated-");
     let title = if generated {
-        "A generated case (shrunk to a minimal example)".to_owned()
+        "A hidden case (shrunk to a small example):".to_owned()
     } else {
         format!("Case {}: {}", case.id, case.description)
     };
-    let detail: String = failure_text(case)
-        .lines()
-        .filter(|l| !l.starts_with("rerun:"))
-        .collect::<Vec<_>>()
-        .join("\n");
     let mut text = format!(
-        "{} of {} cases fail. {title}\n{} ({})\n{detail}",
-        score.failed, score.cases, case.outcome, score.statement
+        "{} of {} cases break this rule. {title}\n",
+        score.failed, score.cases
     );
-    if !case.printed.trim().is_empty() {
-        let _ = write!(text, "\nYour code printed:\n{}", case.printed.trim_end());
+    let compact = crate::json::Style {
+        ensure_ascii: false,
+        ..crate::json::Style::PYTHON
+    };
+    for charge in case.charges.iter().filter(|c| c.requirement == score.id) {
+        let _ = writeln!(text, "why (batch {}): {}", charge.batch, charge.diagnosis);
     }
-    cap(&text, FEEDBACK_LIMIT)
+    if !case.charges.iter().any(|c| c.requirement == score.id) {
+        if let Some(charge) = case.charges.first() {
+            let _ = writeln!(
+                text,
+                "this case is charged to {} instead: {}",
+                charge.requirement, charge.diagnosis
+            );
+        }
+    }
+    let many = case.inputs.len() > 1;
+    for (index, input) in case.inputs.iter().enumerate() {
+        let label = if many {
+            format!("input, batch {} (batches run one after another):", index + 1)
+        } else {
+            "input:".to_owned()
+        };
+        let _ = writeln!(text, "{label} {}", crate::json::dumps(input, compact));
+    }
+    match &case.detail {
+        Some(Detail::WrongOutput {
+            pointers,
+            expected,
+            actual,
+            ..
+        }) => {
+            let _ = writeln!(text, "differs at: {}", pointers.join(", "));
+            let _ = writeln!(text, "expected: {}", crate::json::dumps(expected, compact));
+            let _ = writeln!(text, "actual:   {}", crate::json::dumps(actual, compact));
+        }
+        Some(Detail::WrongInvocations {
+            missing,
+            unexpected,
+            ..
+        }) => {
+            for value in missing {
+                let _ = writeln!(text, "missing invocation:    {}", crate::json::dumps(value, compact));
+            }
+            for value in unexpected {
+                let _ = writeln!(text, "unexpected invocation: {}", crate::json::dumps(value, compact));
+            }
+        }
+        Some(Detail::Exception { message, .. }) => {
+            let _ = writeln!(text, "your function raised: {message}");
+        }
+        Some(Detail::Timeout { seconds }) => {
+            let _ = writeln!(text, "no answer within {seconds:.1}s (an infinite loop, or a deadlock?)");
+        }
+        Some(Detail::Crash { message } | Detail::Protocol { message }) => {
+            let _ = writeln!(text, "{message}");
+        }
+        _ => {}
+    }
+    if !case.printed.trim().is_empty() {
+        let _ = write!(text, "your code printed:\n{}", case.printed.trim_end());
+    }
+    cap(text.trim_end(), FEEDBACK_LIMIT)
+}
+
+/// `feedback.txt`: the student's whole feedback, one section per requirement not met.
+pub fn feedback_file(graded: &Graded) -> String {
+    let mut text = format!("{}\n", summary_line(graded));
+    if let Some(error) = graded.error() {
+        let _ = writeln!(text, "\n{}", cap(error, FEEDBACK_LIMIT));
+        return text;
+    }
+    for score in graded.requirements.iter().filter(|r| r.earned < r.points) {
+        let _ = writeln!(
+            text,
+            "\n== {} ({} of {} points): {}\n{}",
+            score.id,
+            fmt_points(score.earned),
+            fmt_points(score.points),
+            score.statement,
+            feedback(graded, score)
+        );
+    }
+    text
 }
 
 fn summary_line(graded: &Graded) -> String {
@@ -89,7 +187,7 @@ fn fmt_points(points: f64) -> String {
 }
 
 /// Gradescope's `results.json` (autograder specification): one test per requirement.
-pub fn gradescope(graded: &Graded, seed: u64) -> Value {
+pub fn gradescope(graded: &Graded) -> Value {
     let tests: Vec<Value> = graded
         .requirements
         .iter()
@@ -114,7 +212,8 @@ pub fn gradescope(graded: &Graded, seed: u64) -> Value {
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
-        "extra_data": {"parcall_seed": seed, "parcall_suite": graded.report.suite},
+        // Nothing here may reveal the hidden seed: students see this file.
+        "extra_data": {"parcall_suite": graded.report.suite},
     })
 }
 
@@ -225,6 +324,30 @@ pub fn gradebook_json(
             "requirements": g.requirements.iter().map(|r| json!({"id": r.id, "points": r.points, "earned": r.earned, "cases": r.cases, "failed": r.failed})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// When the class was graded on both functions but every submission that started defines
+/// only one and the same one, the grades are about the wrong assignment: say which
+/// `--function` grades the exercise they wrote.
+pub fn one_exercise_note(graded: &[Graded]) -> Option<String> {
+    let started: Vec<&Graded> = graded
+        .iter()
+        .filter(|g| g.report.implementation.is_some())
+        .collect();
+    let first = started.first()?;
+    let [only] = first.report.functions.as_slice() else {
+        return None;
+    };
+    if !started.iter().all(|g| g.report.functions == [*only]) {
+        return None;
+    }
+    let missing = crate::spec::Function::ALL
+        .into_iter()
+        .find(|f| f != only)
+        .expect("two functions");
+    Some(format!(
+        "every submission defines only {only}, so each lost every {missing} point; to grade the {only} exercise alone, run again with --function {only}"
+    ))
 }
 
 /// The summary a teacher reads: a line per submission.

@@ -1,5 +1,7 @@
-//! Rubrics: points per requirement. A requirement's points are earned when every case that
-//! checks it, fixed and generated, passes.
+//! Rubrics: points per requirement. A requirement's points are earned when it is met
+//! (RULINGS D): no case, fixed or generated, is charged to it, and it is shown kept, by a
+//! generated case too wherever generated cases exercise it. A rubric may instead give
+//! partial credit by the share of exercising cases not charged to it.
 
 use crate::json;
 use crate::report::Report;
@@ -20,6 +22,10 @@ pub struct RubricFile {
     pub default_points: f64,
     #[serde(default)]
     pub points: IndexMap<String, f64>,
+    /// `true`: a requirement that is shown kept somewhere earns its points times the share
+    /// of the cases exercising it (fixed and generated) that are not charged to it.
+    #[serde(default)]
+    pub partial_credit: bool,
 }
 
 fn one() -> f64 {
@@ -30,6 +36,7 @@ fn one() -> f64 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rubric {
     pub points: IndexMap<String, f64>,
+    pub partial_credit: bool,
 }
 
 /// How one requirement went for one submission.
@@ -40,7 +47,7 @@ pub struct RequirementScore {
     pub statement: String,
     pub points: f64,
     pub earned: f64,
-    /// Cases that check it, and how many of them failed.
+    /// Cases that exercise it, fixed and generated, and how many of them are charged to it.
     pub cases: usize,
     pub failed: usize,
 }
@@ -54,6 +61,7 @@ impl Rubric {
                 version: 1,
                 default_points: 1.0,
                 points: IndexMap::new(),
+                partial_credit: false,
             },
             spec,
             functions,
@@ -105,7 +113,10 @@ impl Rubric {
             })
             .filter(|(_, points)| *points > 0.0)
             .collect();
-        let rubric = Rubric { points };
+        let rubric = Rubric {
+            points,
+            partial_credit: file.partial_credit,
+        };
         // Finite points can still add up to an infinite maximum (1e308 twice).
         if !rubric.max_score().is_finite() {
             return Err("the points add up to more than a number can hold".into());
@@ -117,18 +128,25 @@ impl Rubric {
         self.points.values().sum()
     }
 
-    /// Scores a report: a requirement earns its points when all its cases passed.
+    /// Scores a report: a requirement earns its points when it is met.
     pub fn score(&self, report: &Report, spec: &Spec) -> Vec<RequirementScore> {
+        let started = report.error.is_none();
         self.points
             .iter()
             .map(|(id, points)| {
                 let summary = report.requirements.iter().find(|r| &r.id == id);
-                let (cases, failed) = summary.map_or((0, 0), |s| (s.cases, s.failed));
-                let started = report.error.is_none();
-                let earned = if started && cases > 0 && failed == 0 {
-                    *points
-                } else {
-                    0.0
+                let (cases, failed) = summary.map_or((0, 0), |s| {
+                    (s.cases + s.generated.exercised, s.failed + s.generated.charged)
+                });
+                let shown = summary.is_some_and(|s| s.shown + s.generated.shown > 0);
+                let earned = match summary {
+                    Some(s) if started && s.met => *points,
+                    Some(_) if started && self.partial_credit && shown && cases > 0 => {
+                        let kept = cases.saturating_sub(failed) as f64 / cases as f64;
+                        // Two decimals: scores people read, and sums that stay exact enough.
+                        (points * kept * 100.0).floor() / 100.0
+                    }
+                    _ => 0.0,
                 };
                 let requirement = spec.requirement(id).expect("rubric ids come from the spec");
                 RequirementScore {

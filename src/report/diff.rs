@@ -8,38 +8,44 @@ use std::fmt::Write;
 use std::time::Duration;
 
 /// The JSON Pointer (RFC 6901) of the first place where `actual` differs from `expected`,
-/// `""` for the root. Object members are visited in sorted key order.
+/// `""` for the root.
 pub fn first_difference(expected: &Value, actual: &Value) -> Option<String> {
+    differences(expected, actual).into_iter().next()
+}
+
+/// Every JSON Pointer where `actual` differs from `expected`, in message order: list items
+/// by index, object members in the expected object's own order (`tool_call_id` before
+/// `content`), then members only `actual` has. A missing or extra list item is one pointer.
+pub fn differences(expected: &Value, actual: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    collect(expected, actual, String::new(), &mut found);
+    found
+}
+
+fn collect(expected: &Value, actual: &Value, at: String, found: &mut Vec<String>) {
     if expected == actual {
-        return None;
+        return;
     }
     match (expected, actual) {
         (Value::List(e), Value::List(a)) => {
             for (i, (x, y)) in e.iter().zip(a).enumerate() {
-                if let Some(rest) = first_difference(x, y) {
-                    return Some(format!("/{i}{rest}"));
-                }
+                collect(x, y, format!("{at}/{i}"), found);
             }
-            Some(format!("/{}", e.len().min(a.len())))
+            for i in e.len().min(a.len())..e.len().max(a.len()) {
+                found.push(format!("{at}/{i}"));
+            }
         }
         (Value::Object(e), Value::Object(a)) => {
-            let mut keys: Vec<&String> = e.keys().chain(a.keys()).collect();
-            keys.sort();
-            keys.dedup();
+            let keys = e.keys().chain(a.keys().filter(|k| !e.contains_key(*k)));
             for key in keys {
-                let escaped = key.replace('~', "~0").replace('/', "~1");
+                let pointer = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
                 match (e.get(key), a.get(key)) {
-                    (Some(x), Some(y)) => {
-                        if let Some(rest) = first_difference(x, y) {
-                            return Some(format!("/{escaped}{rest}"));
-                        }
-                    }
-                    _ => return Some(format!("/{escaped}")),
+                    (Some(x), Some(y)) => collect(x, y, pointer, found),
+                    _ => found.push(pointer),
                 }
             }
-            Some(String::new())
         }
-        _ => Some(String::new()),
+        _ => found.push(at),
     }
 }
 

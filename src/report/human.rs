@@ -216,8 +216,12 @@ fn failure(
 
 fn explain(detail: &Detail, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
     match detail {
-        Detail::WrongOutput { pointer, expected, actual, .. } => {
-            let at = if pointer.is_empty() { "the top level".to_owned() } else { line(pointer).into_owned() };
+        Detail::WrongOutput { pointers, expected, actual, .. } => {
+            let name = |p: &String| if p.is_empty() { "the top level".to_owned() } else { line(p).into_owned() };
+            let mut at = pointers.iter().take(8).map(name).collect::<Vec<_>>().join(", ");
+            if pointers.len() > 8 {
+                at.push_str(&format!(" and {} more", pointers.len() - 8));
+            }
             writeln!(out, "output differs at {} ({} expected, {} actual):", palette.bold(at), palette.removed("-"), palette.added("+"))?;
             if alike(expected, actual) {
                 write!(out, "{}", indent(&json_diff(expected, actual, palette), "  "))

@@ -20,11 +20,17 @@ pub fn failure_text(case: &CaseReport) -> String {
         None => String::new(),
         Some(Detail::WrongOutput {
             batch,
-            pointer,
+            pointers,
             expected,
             actual,
+            ..
         }) => format!(
-            "batch {batch}: output differs at '{pointer}'\nexpected: {}\nactual:   {}",
+            "batch {batch}: output differs at {}\nexpected: {}\nactual:   {}",
+            pointers
+                .iter()
+                .map(|p| format!("'{p}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
             dumps(expected, compact),
             dumps(actual, compact)
         ),

@@ -161,6 +161,9 @@ pub struct CaseReport {
     /// The arguments of the batch that failed: `calls` and `max_parallel`
     /// (`execute_tool_calls`) or `tools` and `calls` (`run_parallel_calls`).
     pub input: Option<Value>,
+    /// The arguments of every batch up to the one that failed (batches run in a row, and
+    /// an earlier one may be what the failure is about). Empty when the case passed.
+    pub inputs: Vec<Value>,
     /// What the implementation printed during the case.
     pub printed: String,
     /// The tail of the process's own output, for crashes and timeouts.
@@ -178,6 +181,8 @@ pub enum Detail {
         batch: usize,
         /// JSON Pointer of the first difference in the output.
         pointer: String,
+        /// Every differing JSON Pointer, in message order (`tool_call_id` before `content`).
+        pointers: Vec<String>,
         expected: Value,
         actual: Value,
     },
@@ -425,6 +430,13 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         expected_reason: None,
         detail: detail(&result.outcome),
         input: failed_batch(&result.outcome).and_then(|batch| batch_input(&case.case, batch)),
+        inputs: failed_batch(&result.outcome)
+            .map(|last| {
+                (1..=last)
+                    .filter_map(|batch| batch_input(&case.case, batch))
+                    .collect()
+            })
+            .unwrap_or_default(),
         printed: result.printed.clone(),
         process_output: result.process_output.clone(),
         duration_ms: result.duration.as_secs_f64() * 1e3,
@@ -457,6 +469,7 @@ fn detail(outcome: &Outcome) -> Option<Detail> {
         } => Detail::WrongOutput {
             batch: *batch,
             pointer: super::diff::first_difference(expected, actual).unwrap_or_default(),
+            pointers: super::diff::differences(expected, actual),
             expected: expected.clone(),
             actual: actual.clone(),
         },
