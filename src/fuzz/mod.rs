@@ -20,7 +20,7 @@ use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use crate::judge::GeneratedTally;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -178,7 +178,7 @@ fn run_function(
         .iter()
         .flat_map(|c| c.requirements().to_vec())
         .collect();
-    let requirements = tally(&results);
+    let requirements = tally(&results, &public_batches(spec_cases, function));
     let mut summary = Summary {
         function,
         seed: settings.seed,
@@ -216,21 +216,56 @@ fn run_function(
     summary
 }
 
-/// What every generated case said about each requirement.
-fn tally(results: &[CaseResult]) -> BTreeMap<String, GeneratedTally> {
+/// What every generated case said about each requirement. A generated case with a batch
+/// the public spec also has (a variant can come out equal to its source) can be answered
+/// from memory, so it shows nothing kept; its charges still count.
+fn tally(results: &[CaseResult], public: &HashSet<String>) -> BTreeMap<String, GeneratedTally> {
     let mut tallies: BTreeMap<String, GeneratedTally> = BTreeMap::new();
     for result in results {
-        for id in crate::judge::blame::applicable(&result.case.case) {
-            tallies.entry(id).or_default().exercised += 1;
-        }
-        for id in &result.blame.shown {
-            tallies.entry(id.clone()).or_default().shown += 1;
+        let hidden = batch_texts(&result.case.case)
+            .iter()
+            .all(|text| !public.contains(text));
+        if hidden {
+            for id in crate::judge::blame::applicable(&result.case.case) {
+                tallies.entry(id).or_default().exercised += 1;
+            }
+            for id in &result.blame.shown {
+                tallies.entry(id.clone()).or_default().shown += 1;
+            }
         }
         for id in result.blame.charged() {
             tallies.entry(id.to_owned()).or_default().charged += 1;
         }
     }
     tallies
+}
+
+/// The batches of the spec's own cases of `function`, as [`batch_texts`] writes them.
+fn public_batches(spec_cases: &[SpecCase], function: Function) -> HashSet<String> {
+    spec_cases
+        .iter()
+        .filter(|c| c.function() == function)
+        .flat_map(|c| batch_texts(&c.case))
+        .collect()
+}
+
+/// Each batch's arguments as one text: what an implementation sees of it.
+fn batch_texts(case: &Case) -> Vec<String> {
+    use crate::json::{dumps, Style};
+    match case {
+        Case::Exec(c) => c
+            .batches
+            .iter()
+            .map(|b| format!("{}|{:?}", dumps(&b.calls, Style::CANONICAL), b.max_parallel))
+            .collect(),
+        Case::Dedup(c) => {
+            let tools = serde_json::to_string(&c.tools).unwrap_or_default();
+            c.batches
+                .iter()
+                .map(|b| format!("{}|{tools}", dumps(&b.calls, Style::CANONICAL)))
+                .collect()
+        }
+    }
 }
 
 /// Most requirements a run shrinks its own counterexample for; the others get the
