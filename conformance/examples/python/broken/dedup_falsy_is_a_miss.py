@@ -1,5 +1,5 @@
 """Deliberately broken: a cached falsy result (None, 0, '', [], False) counts as a miss and runs again."""
-# parcall: breaks DEDUP-CACHE-HIT DEDUP-RESULT-UNCHANGED
+# parcall: breaks DEDUP-CACHE-HIT
 import json
 
 def execute_tool_calls(calls, max_parallel=4):
