@@ -26,26 +26,12 @@ fn run_with(args: &[&str], envs: &[(&str, &str)], deadline: Duration) -> Output 
         .current_dir(root())
         .env_remove("NO_COLOR")
         .env("PARCALL_REGRESSIONS", fresh_regressions())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::null());
     for (name, value) in envs {
         command.env(name, value);
     }
-    let mut child = command.spawn().expect("the parcall binary runs");
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > deadline {
-            child.kill().unwrap();
-            let output = child.wait_with_output().unwrap();
-            panic!(
-                "parcall {args:?} hung for {deadline:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let output = child.wait_with_output().unwrap();
+    let output = common::output_within(&mut command, deadline)
+        .unwrap_or_else(|stderr| panic!("parcall {args:?} hung for {deadline:?}: {stderr}"));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("panicked"),

@@ -69,28 +69,14 @@ fn quick(out: &Path, extra: &[&str]) -> Vec<String> {
 /// Runs `parcall grade ARGS` in `cwd`, killed after `limit` (a hung grade fails the test
 /// instead of hanging it).
 fn grade_in(cwd: &Path, args: &[String], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_parcall"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
+    command
         .arg("grade")
         .args(args)
         .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let output = child.wait_with_output().unwrap();
-            panic!(
-                "parcall grade hung for {limit:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+        .stdin(Stdio::null());
+    common::output_within(&mut command, limit)
+        .unwrap_or_else(|stderr| panic!("parcall grade hung for {limit:?}: {stderr}"))
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -276,6 +276,9 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         } else {
             fuzz::Undefined::Fail
         },
+        // `check` shows the first failure shrunk; shrinking one per requirement is the
+        // feedback `grade` gives.
+        shrink_each_requirement: false,
     };
     let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
     let checked = fuzz::check(&plan.prepared.launch, &check_plan, progress(expected_total));

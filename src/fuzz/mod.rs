@@ -33,6 +33,8 @@ pub struct Settings {
     pub max_shrink_runs: usize,
     /// Wall-time budget for shrinking one failure.
     pub shrink_budget: Duration,
+    /// Shrink one counterexample per charged requirement (see [`CheckPlan`]).
+    pub shrink_each_requirement: bool,
 }
 
 impl Settings {
@@ -42,6 +44,7 @@ impl Settings {
             seed,
             max_shrink_runs: 3000,
             shrink_budget: Duration::from_secs(60),
+            shrink_each_requirement: false,
         }
     }
 }
@@ -268,8 +271,9 @@ fn batch_texts(case: &Case) -> Vec<String> {
     }
 }
 
-/// Most requirements a run shrinks its own counterexample for; the others get the
-/// smallest generated case charged to them, unshrunk.
+/// Most requirements a grading run shrinks its own counterexample for; the others (and
+/// every one in `check`, which shows the first failure's) get the smallest generated case
+/// charged to them, unshrunk.
 const SHRUNK_REQUIREMENTS: usize = 8;
 
 /// One counterexample per charged requirement: the first failure's minimal case serves the
@@ -321,7 +325,7 @@ fn counterexamples_per_requirement(
         };
         let smallest = results[index].clone();
         let result = match trees[index].take() {
-            Some(tree) if shrunk < SHRUNK_REQUIREMENTS => {
+            Some(tree) if settings.shrink_each_requirement && shrunk < SHRUNK_REQUIREMENTS => {
                 shrunk += 1;
                 let id = requirement.clone();
                 shrink(runner, tree, smallest, light, &|r| r.blame.charges(&id)).0

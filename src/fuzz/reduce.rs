@@ -132,10 +132,15 @@ fn call_edits(call: &Value) -> Vec<Value> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if fields.contains_key("id") {
+    if let Some(id) = fields.get("id") {
         let mut edited = fields.clone();
         edited.shift_remove("id");
         out.push(Value::Object(edited));
+        if matches!(id, Value::Str(text) if text.chars().count() > 1 && !text.starts_with("call_")) {
+            let mut readable = fields.clone();
+            readable["id"] = Value::Str("a".into());
+            out.push(Value::Object(readable));
+        }
     }
     for field in ["arguments", "args"] {
         if let Some(value) = fields.get(field) {
@@ -172,10 +177,15 @@ pub fn value_edits(value: &Value) -> Vec<Value> {
         Value::Str(s) if !s.is_empty() => {
             let mut shorter: Vec<char> = s.chars().collect();
             shorter.pop();
-            vec![
+            let mut out = vec![
                 Value::Str(String::new()),
                 Value::Str(shorter.into_iter().collect()),
-            ]
+            ];
+            // A readable stand-in, for the feedback a person reads.
+            if s != "a" {
+                out.push(Value::Str("a".into()));
+            }
+            out
         }
         Value::Int(i) if i.as_str() != "0" => {
             let mut out = vec![Value::Int(Int::from(0))];

@@ -17,6 +17,9 @@ pub struct Plan<'a> {
     pub fuzz: usize,
     /// What becomes of the cases of a function the implementation does not define.
     pub undefined: Undefined,
+    /// Shrink a counterexample for each requirement the generated cases are charged to
+    /// (grading: the feedback per requirement), not only the first failure's.
+    pub shrink_each_requirement: bool,
     pub seed: u64,
     pub settings: Settings,
 }
@@ -80,7 +83,10 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
             &mut runner,
             &plan.spec.cases,
             plan.functions,
-            super::Settings::new(plan.fuzz, plan.seed),
+            super::Settings {
+                shrink_each_requirement: plan.shrink_each_requirement,
+                ..super::Settings::new(plan.fuzz, plan.seed)
+            },
         )
     } else {
         Vec::new()

@@ -123,6 +123,7 @@ impl Grading<'_> {
             seed: self.seed,
             settings: self.settings,
             undefined: fuzz::Undefined::Fail,
+            shrink_each_requirement: true,
         };
         match fuzz::check(&prepared.launch, &plan, None).run.start_error {
             Some(error) => Err(format!(
@@ -170,6 +171,7 @@ impl Grading<'_> {
             },
             // The exercise asks for these functions: one left undefined costs its points.
             undefined: fuzz::Undefined::Fail,
+            shrink_each_requirement: true,
         };
         let checked = fuzz::check(&prepared.launch, &plan, None);
         drop(prepared);

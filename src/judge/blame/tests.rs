@@ -107,3 +107,24 @@ fn unexplained_failures_are_charged_to_the_named_requirement() {
     assert!(!blame.charges[0].explained);
     assert!(blame.charges[0].diagnosis.contains("no answer within 5 s"));
 }
+
+/// The checks never fire on what the reference expects, over thousands of generated cases
+/// of every shape the generator draws (a check that did would charge correct code).
+#[test]
+fn the_expected_output_of_generated_cases_breaks_no_rule() {
+    let spec = Spec::embedded().unwrap();
+    for function in Function::ALL {
+        for seed in 0..4 {
+            for case in crate::fuzz::generated_cases(function, &spec.cases, 400, seed) {
+                let blame = blame(&case.case, &expected_runs(&case.case), &Outcome::Pass);
+                assert!(
+                    blame.charges.is_empty(),
+                    "seed {seed}, {}: {:?}\n{:?}",
+                    case.id(),
+                    blame.charges,
+                    case.case
+                );
+            }
+        }
+    }
+}
