@@ -104,6 +104,11 @@ fn without_durations(mut report: serde_json::Value) -> serde_json::Value {
     for case in report["cases"].as_array_mut().unwrap() {
         case["duration_ms"] = serde_json::Value::Null;
     }
+    for generated in report["generated"].as_array_mut().unwrap() {
+        for case in generated["counterexamples"].as_array_mut().unwrap() {
+            case["duration_ms"] = serde_json::Value::Null;
+        }
+    }
     report
 }
 

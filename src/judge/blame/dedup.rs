@@ -145,7 +145,9 @@ impl Batch<'_> {
             .collect();
         // Entries that belong to no call of this batch.
         let mut strangers = Vec::new();
-        for key in &unexplained {
+        // A cache kept across calls can hold thousands of entries: reading a sample says
+        // as much as reading them all, and keeps blame linear in the batch.
+        for key in unexplained.iter().take(MOST_ENTRIES_READ) {
             if self.history.keys.contains(key.as_str()) || is_canonical_key(key) {
                 tally.breaks(
                     DEDUP_NO_STATE,
@@ -512,6 +514,9 @@ impl Batch<'_> {
         }
     }
 }
+
+/// How many entries that belong to no call are read to tell leftovers from strangers.
+const MOST_ENTRIES_READ: usize = 64;
 
 /// Whether a key reads as `name(args)` with args written canonically: an entry a correct
 /// implementation could have made for some call, if not for one of this batch.
