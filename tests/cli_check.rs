@@ -93,14 +93,19 @@ fn every_broken_example_loses_the_requirement_it_breaks_and_at_most_one_other() 
                 path.display()
             );
         }
-        let others: Vec<&String> = lost.iter().filter(|l| !breaks.contains(&l.as_str())).collect();
+        let others: Vec<&String> = lost
+            .iter()
+            .filter(|l| !breaks.contains(&l.as_str()))
+            .collect();
         if path.ends_with("answers_from_the_spec.py") {
             // No logic at all: it keeps at most 10% of the points.
             let scored = report["requirements"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|r| !r["id"].as_str().unwrap().starts_with("SANDBOX-") && r["level"] != "MAY")
+                .filter(|r| {
+                    !r["id"].as_str().unwrap().starts_with("SANDBOX-") && r["level"] != "MAY"
+                })
                 .count();
             assert!(
                 (scored - lost.len()) * 10 <= scored,

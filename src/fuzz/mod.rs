@@ -13,13 +13,13 @@ pub use session::{check, Checked, Plan as CheckPlan, Undefined};
 pub use tags::{blame, requirements_exercised};
 
 use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
+use crate::judge::GeneratedTally;
 use crate::judge::Outcome;
 use crate::runner::{CaseResult, Runner};
 use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, SpecCase};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use crate::judge::GeneratedTally;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -288,7 +288,11 @@ fn counterexamples_per_requirement(
     settings: Settings,
 ) -> Vec<CaseResult> {
     let size = |r: &CaseResult| match &r.case.case {
-        Case::Exec(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum::<usize>(),
+        Case::Exec(c) => c
+            .batches
+            .iter()
+            .map(|b| b.calls.to_string().len())
+            .sum::<usize>(),
         Case::Dedup(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
     };
     let mut found: Vec<CaseResult> = Vec::new();
@@ -296,7 +300,10 @@ fn counterexamples_per_requirement(
     let add = |mut result: CaseResult, found: &mut Vec<CaseResult>, requirement: &str| {
         result.rerun_args = Some(rerun_args(summary.function, summary.seed));
         result.case.file = format!("generated (seed {})", summary.seed);
-        rename(&mut result.case, &format!("generated-{}", requirement.to_ascii_lowercase()));
+        rename(
+            &mut result.case,
+            &format!("generated-{}", requirement.to_ascii_lowercase()),
+        );
         set_description(
             &mut result.case,
             format!("the smallest generated case charged to {requirement}"),
@@ -353,7 +360,15 @@ fn shrink(
     let mut slow_in_a_row = 0;
     let mut failing_input = tree.current();
     if !tree.simplify() {
-        return reduce(runner, failing_input, minimal, runs, started, settings, fails);
+        return reduce(
+            runner,
+            failing_input,
+            minimal,
+            runs,
+            started,
+            settings,
+            fails,
+        );
     }
     // proptest's own shrinking gets a tenth of the budget: it walks numbers and strings
     // one axis at a time, while the greedy pass below removes whole parts at once.
@@ -390,7 +405,15 @@ fn shrink(
     if slow_in_a_row >= 3 {
         return (minimal, runs);
     }
-    reduce(runner, failing_input, minimal, runs, started, settings, fails)
+    reduce(
+        runner,
+        failing_input,
+        minimal,
+        runs,
+        started,
+        settings,
+        fails,
+    )
 }
 
 /// Greedy reduction of a failing input: accept the first simple edit that still fails,

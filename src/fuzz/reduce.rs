@@ -136,7 +136,8 @@ fn call_edits(call: &Value) -> Vec<Value> {
         let mut edited = fields.clone();
         edited.shift_remove("id");
         out.push(Value::Object(edited));
-        if matches!(id, Value::Str(text) if text.chars().count() > 1 && !text.starts_with("call_")) {
+        if matches!(id, Value::Str(text) if text.chars().count() > 1 && !text.starts_with("call_"))
+        {
             let mut readable = fields.clone();
             readable["id"] = Value::Str("a".into());
             out.push(Value::Object(readable));

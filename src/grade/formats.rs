@@ -101,7 +101,10 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
     let many = case.inputs.len() > 1;
     for (index, input) in case.inputs.iter().enumerate() {
         let label = if many {
-            format!("input, batch {} (batches run one after another):", index + 1)
+            format!(
+                "input, batch {} (batches run one after another):",
+                index + 1
+            )
         } else {
             "input:".to_owned()
         };
@@ -124,17 +127,28 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
             ..
         }) => {
             for value in missing {
-                let _ = writeln!(text, "missing invocation:    {}", crate::json::dumps(value, compact));
+                let _ = writeln!(
+                    text,
+                    "missing invocation:    {}",
+                    crate::json::dumps(value, compact)
+                );
             }
             for value in unexpected {
-                let _ = writeln!(text, "unexpected invocation: {}", crate::json::dumps(value, compact));
+                let _ = writeln!(
+                    text,
+                    "unexpected invocation: {}",
+                    crate::json::dumps(value, compact)
+                );
             }
         }
         Some(Detail::Exception { message, .. }) => {
             let _ = writeln!(text, "your function raised: {message}");
         }
         Some(Detail::Timeout { seconds }) => {
-            let _ = writeln!(text, "no answer within {seconds:.1}s (an infinite loop, or a deadlock?)");
+            let _ = writeln!(
+                text,
+                "no answer within {seconds:.1}s (an infinite loop, or a deadlock?)"
+            );
         }
         Some(Detail::Crash { message } | Detail::Protocol { message }) => {
             let _ = writeln!(text, "{message}");

@@ -185,8 +185,11 @@ impl Grading<'_> {
             target: &target,
             rerun_base: &rerun,
         };
-        let report =
-            Report::new(&checked.run, &context).with_generated(self.seed, &checked.generated, &context);
+        let report = Report::new(&checked.run, &context).with_generated(
+            self.seed,
+            &checked.generated,
+            &context,
+        );
         let requirements = self.rubric.score(&report, self.spec);
         let score = requirements.iter().map(|r| r.earned).sum();
         Graded {

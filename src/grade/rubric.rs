@@ -136,7 +136,10 @@ impl Rubric {
             .map(|(id, points)| {
                 let summary = report.requirements.iter().find(|r| &r.id == id);
                 let (cases, failed) = summary.map_or((0, 0), |s| {
-                    (s.cases + s.generated.exercised, s.failed + s.generated.charged)
+                    (
+                        s.cases + s.generated.exercised,
+                        s.failed + s.generated.charged,
+                    )
                 });
                 let shown = summary.is_some_and(|s| s.shown + s.generated.shown > 0);
                 let earned = match summary {

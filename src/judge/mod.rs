@@ -6,8 +6,8 @@ mod dispatch_order;
 mod invocations;
 mod outcome;
 
-pub use invocations::{multiset_difference, InvocationDiff};
 pub use blame::{blame, Blame, Charge, GeneratedTally};
+pub use invocations::{multiset_difference, InvocationDiff};
 pub use outcome::{Failure, Outcome};
 
 use crate::json::{Object, Value};

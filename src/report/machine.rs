@@ -116,7 +116,10 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                         NonSuccessKind::Failure
                     };
                     let mut status = TestCaseStatus::non_success(kind);
-                    status.set_message(format!("{other} [{}]", super::model::charged(case).join(", ")));
+                    status.set_message(format!(
+                        "{other} [{}]",
+                        super::model::charged(case).join(", ")
+                    ));
                     status.set_description(failure_text(case));
                     status
                 }
@@ -190,7 +193,11 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "not ok {number} {title}")?;
                 writeln!(out, "  ---")?;
                 writeln!(out, "  outcome: {outcome}")?;
-                writeln!(out, "  requirements: [{}]", super::model::charged(case).join(", "))?;
+                writeln!(
+                    out,
+                    "  requirements: [{}]",
+                    super::model::charged(case).join(", ")
+                )?;
                 writeln!(out, "  message: |")?;
                 for line in failure_text(case).lines() {
                     writeln!(out, "    {}", super::escape::line(line))?;

@@ -11,8 +11,8 @@ mod machine;
 mod model;
 mod palette;
 
-pub use machine::failure_text;
 pub use crate::judge::GeneratedTally;
+pub use machine::failure_text;
 pub use model::{
     batch_input, CaseReport, Context, Detail, GeneratedReport, Report, RequirementSummary, Summary,
     Verdict, REPORT_VERSION,

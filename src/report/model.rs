@@ -11,8 +11,8 @@ use crate::protocol::ImplementationInfo;
 use crate::runner::{CaseResult, Run};
 use crate::spec::{Function, Spec};
 use schemars::JsonSchema;
-use std::collections::BTreeMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The report format's version.
 pub const REPORT_VERSION: u32 = 1;
@@ -123,7 +123,6 @@ pub struct RequirementSummary {
     pub generated: GeneratedTally,
     pub met: bool,
 }
-
 
 /// A line of a case file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -308,7 +307,11 @@ impl Report {
             let Some(tally) = tallies.get(requirement.id.as_str()) else {
                 continue;
             };
-            let index = match self.requirements.iter().position(|r| r.id == requirement.id) {
+            let index = match self
+                .requirements
+                .iter()
+                .position(|r| r.id == requirement.id)
+            {
                 Some(index) => index,
                 None => {
                     self.requirements.push(empty_summary(requirement));
@@ -320,7 +323,12 @@ impl Report {
             summary.met = is_met(summary);
         }
         // Keep the spec's order.
-        let order: Vec<&str> = context.spec.requirements.iter().map(|r| r.id.as_str()).collect();
+        let order: Vec<&str> = context
+            .spec
+            .requirements
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect();
         self.requirements
             .sort_by_key(|r| order.iter().position(|id| *id == r.id));
         self
@@ -395,7 +403,10 @@ fn requirement_summaries(spec: &Spec, results: &[CaseResult]) -> Vec<Requirement
             let (failed, shown) = if checked {
                 (
                     exercising.iter().filter(|r| r.blame.charges(id)).count(),
-                    exercising.iter().filter(|r| r.blame.shown.contains(id)).count(),
+                    exercising
+                        .iter()
+                        .filter(|r| r.blame.shown.contains(id))
+                        .count(),
                 )
             } else {
                 let passed = exercising.iter().filter(|r| r.outcome.is_pass()).count();

@@ -88,7 +88,12 @@ impl Tools for CaseTools<'_> {
 
 /// What the `nth` (0-based) invocation of a scripted `run_parallel_calls` tool with
 /// canonical args `key` gives: its return value, or the `str()` of what it raises.
-pub fn tool_answer(name: &str, script: &ToolScript, key: &str, nth: usize) -> Result<Value, String> {
+pub fn tool_answer(
+    name: &str,
+    script: &ToolScript,
+    key: &str,
+    nth: usize,
+) -> Result<Value, String> {
     match scripted_answer(script, key, nth) {
         Some(Answer::Return { value }) => Ok(value.clone()),
         Some(Answer::Raise { message }) => Err(message.clone()),

@@ -8,8 +8,8 @@
 use super::ids::*;
 use super::keys::{keys_given, plausible_keys, Departure, Features};
 use super::{quote, quote_str, Tally};
-use crate::judge::BatchRun;
 use crate::json::{Object, Value};
+use crate::judge::BatchRun;
 use crate::reference::{canonical_args, canonical_key, input, DedupCall};
 use crate::spec::{tool_answer, DedupCase};
 use std::collections::{HashMap, HashSet};
@@ -400,7 +400,9 @@ impl Batch<'_> {
                 continue;
             }
             tally.applies(DEDUP_INVOKE_ONCE);
-            let key = given[i].as_ref().map_or(canonical[i].as_str(), |(k, _)| k.as_str());
+            let key = given[i]
+                .as_ref()
+                .map_or(canonical[i].as_str(), |(k, _)| k.as_str());
             if let Some(first) = keys_seen.get(key) {
                 if canonical[*first] == canonical[i] {
                     tally.applies(DEDUP_CACHE_HIT);
@@ -431,7 +433,9 @@ impl Batch<'_> {
                 continue;
             };
             let same_name = diff.unexpected.iter().position(|u| {
-                u.as_object().and_then(|o| o.get("name")).and_then(Value::as_str)
+                u.as_object()
+                    .and_then(|o| o.get("name"))
+                    .and_then(Value::as_str)
                     == Some(call.name.as_str())
             });
             if let Some(unexpected) = same_name {

@@ -8,10 +8,10 @@
 
 use super::ids::*;
 use super::{quote, quote_str, Tally};
-use crate::judge::BatchRun;
 use crate::json::{Object, Value};
-use crate::reference::{input, plan, DispatchRequest, Dispatcher, Sandbox, ToolCall, Verdict};
+use crate::judge::BatchRun;
 use crate::reference::{canonical_args, DEFAULT_MAX_PARALLEL};
+use crate::reference::{input, plan, DispatchRequest, Dispatcher, Sandbox, ToolCall, Verdict};
 use crate::spec::{dispatch_answer, Dispatch, ExecCase};
 use std::collections::{HashMap, HashSet};
 
@@ -68,10 +68,10 @@ fn replay(
         let Some((tool, arguments)) = request_parts(invocation) else {
             continue;
         };
-        if !invocation
+        if invocation
             .as_object()
             .and_then(|o| o.get("arguments"))
-            .is_some_and(|a| a.as_object().is_some())
+            .is_none_or(|a| a.as_object().is_none())
         {
             // What the adapter answered a malformed request is its own business: any
             // content is taken as that answer (the dispatch check charges the request).
@@ -195,6 +195,15 @@ impl Batch<'_> {
                 format!("returned {} messages for {n} calls", messages.len()),
             );
         }
+        if let Some(diagnosis) = self.out_of_order(messages, &decisions) {
+            // Every message is right for some call, just not in call order: that is the
+            // one rule broken, and no per-call check can read the others' positions.
+            tally.breaks(EXEC_OUTPUT_ORDER, number, diagnosis);
+            return decisions.into_iter().map(|d| d.id).collect();
+        }
+        if n > 1 {
+            tally.applies(EXEC_OUTPUT_ORDER);
+        }
         let fields: Vec<(Option<&str>, Option<&str>)> = (0..n)
             .map(|i| {
                 let message = messages.get(i).and_then(Value::as_object);
@@ -205,7 +214,7 @@ impl Batch<'_> {
         // A batch cut short right after an error is one bug (RULINGS A7): its missing
         // messages are that rule's, not every per-call rule's.
         let stopped_after = (messages.len() < n && !messages.is_empty())
-            .then(|| messages.len())
+            .then_some(messages.len())
             .filter(|&m| fields[m - 1].1.is_some_and(|c| c.starts_with("error:")));
         if let Some(m) = stopped_after {
             tally.breaks(
@@ -217,9 +226,7 @@ impl Batch<'_> {
                 ),
             );
         } else if decisions.iter().enumerate().any(|(i, d)| {
-            d.verdict == Verdict::Dispatch
-                && i + 1 < n
-                && self.answer_is_error(&self.calls[i])
+            d.verdict == Verdict::Dispatch && i + 1 < n && self.answer_is_error(&self.calls[i])
         }) {
             tally.applies(EXEC_FAILURE_ISOLATED);
         }
@@ -297,7 +304,11 @@ impl Batch<'_> {
 
         let expected_limit_text = format!("{LIMIT_PREFIX} (limit {limit})");
         let over = |i: usize| (i + 1) as u64 > limit;
-        let duplicate_of = |i: usize| (0..i).filter(|&j| premise[j] == premise[i]).collect::<Vec<_>>();
+        let duplicate_of = |i: usize| {
+            (0..i)
+                .filter(|&j| premise[j] == premise[i])
+                .collect::<Vec<_>>()
+        };
         let is_duplicate: Vec<bool> = (0..n).map(|i| !duplicate_of(i).is_empty()).collect();
         // A content that dispatch itself returned is content, even when it reads like a
         // refusal (a tool may answer anything).
@@ -306,16 +317,14 @@ impl Batch<'_> {
             .enumerate()
             .map(|(i, (_, content))| match content {
                 Some(text)
-                    if self
-                        .answers_for(&self.calls[i])
-                        .is_some_and(|answers| {
-                            answers.iter().any(|a| a == text)
+                    if self.answers_for(&self.calls[i]).is_some_and(|answers| {
+                        answers.iter().any(|a| a == text)
                                 // Answered a malformed request of its own: a call that is
                                 // neither a duplicate nor over the limit and was dispatched.
                                 || (answers.iter().any(|a| a == ANY_ANSWER)
                                     && !is_duplicate[i]
                                     && !over(i))
-                        }) =>
+                    }) =>
                 {
                     Said::Content(text)
                 }
@@ -515,6 +524,40 @@ impl Batch<'_> {
         premise
     }
 
+    /// Whether the messages answer the calls with the right ids in another order: the
+    /// ids given or generated are a permutation of the expected ones, not in call order.
+    fn out_of_order(
+        &self,
+        messages: &[Value],
+        decisions: &[crate::reference::Decision],
+    ) -> Option<String> {
+        if messages.len() != decisions.len() || messages.len() < 2 {
+            return None;
+        }
+        let ids: Vec<&str> = messages
+            .iter()
+            .map(|m| m.as_object()?.get("tool_call_id")?.as_str())
+            .collect::<Option<_>>()?;
+        let expected: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
+        if ids == expected {
+            return None;
+        }
+        let (mut sorted, mut sorted_expected) = (ids.clone(), expected.clone());
+        sorted.sort_unstable();
+        sorted_expected.sort_unstable();
+        if sorted != sorted_expected {
+            return None;
+        }
+        let first = (0..ids.len()).find(|&i| ids[i] != expected[i])?;
+        Some(format!(
+            "message {} answers the call with id {}, but call {} has the id {}: messages must be in call order",
+            first + 1,
+            quote_str(ids[first]),
+            first + 1,
+            quote_str(expected[first])
+        ))
+    }
+
     /// Which limit rule a batch's limit errors answer to.
     fn limit_requirement(&self, said: &[Said], duplicate: &[bool], expected: &str) -> &'static str {
         match self.max_parallel {
@@ -546,30 +589,36 @@ impl Batch<'_> {
         tally.applies(EXEC_OUTPUT_SHAPE);
         let position = i + 1;
         let problem = match message.as_object() {
-            None => Some(format!("message {position} is {}, not an object", message.type_name())),
+            None => Some(format!(
+                "message {position} is {}, not an object",
+                message.type_name()
+            )),
             Some(object) => {
                 let extra: Vec<&String> = object
                     .keys()
                     .filter(|k| !["role", "tool_call_id", "content"].contains(&k.as_str()))
                     .collect();
                 if let Some(key) = extra.first() {
-                    Some(format!("message {position} has the extra key {}", quote_str(key)))
+                    Some(format!(
+                        "message {position} has the extra key {}",
+                        quote_str(key)
+                    ))
                 } else if object.get("role") != Some(&Value::Str("tool".into())) {
                     Some(format!(
                         "message {position} must have \"role\": \"tool\", got {}",
                         object.get("role").map_or("no role".into(), quote)
                     ))
                 } else {
-                    ["tool_call_id", "content"].iter().find_map(|field| {
-                        match object.get(*field) {
+                    ["tool_call_id", "content"]
+                        .iter()
+                        .find_map(|field| match object.get(*field) {
                             Some(Value::Str(_)) => None,
                             None => Some(format!("message {position} has no {field}")),
                             Some(other) => Some(format!(
                                 "message {position}'s {field} must be a string, got {}",
                                 quote(other)
                             )),
-                        }
-                    })
+                        })
                 }
             }
         };
@@ -618,7 +667,10 @@ impl Batch<'_> {
     /// request; nothing else is dispatched.
     fn check_dispatch(&self, accepted: &[usize], said: &[Said], tally: &mut Tally) {
         let number = self.number;
-        let expected: Vec<Value> = accepted.iter().map(|&i| request_of(&self.calls[i])).collect();
+        let expected: Vec<Value> = accepted
+            .iter()
+            .map(|&i| request_of(&self.calls[i]))
+            .collect();
         if !expected.is_empty() || !self.run.invocations.is_empty() {
             tally.applies(EXEC_DISPATCH_ONCE);
         }
@@ -667,9 +719,15 @@ impl Batch<'_> {
                     quote(unexpected)
                 ),
                 None if expected.contains(unexpected) => {
-                    format!("{} was dispatched more often than calls ask for it", quote(unexpected))
+                    format!(
+                        "{} was dispatched more often than calls ask for it",
+                        quote(unexpected)
+                    )
                 }
-                None => format!("{} was dispatched, but no call asks for it", quote(unexpected)),
+                None => format!(
+                    "{} was dispatched, but no call asks for it",
+                    quote(unexpected)
+                ),
             };
             tally.breaks(EXEC_DISPATCH_ONCE, number, diagnosis);
         }

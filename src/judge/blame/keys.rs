@@ -456,7 +456,10 @@ fn candidates(call: &DedupCall, features: &Features) -> Vec<Departure> {
 
 /// Every key a call could have been given with at most two departures (the canonical key
 /// with none first), each with the departures that produce it.
-pub(super) fn plausible_keys(call: &DedupCall, features: &Features) -> Vec<(Vec<Departure>, String)> {
+pub(super) fn plausible_keys(
+    call: &DedupCall,
+    features: &Features,
+) -> Vec<(Vec<Departure>, String)> {
     let args = call.args.as_ref();
     let mut keys = vec![(Vec::new(), canonical_key(&call.name, args))];
     let departures = candidates(call, features);
@@ -467,7 +470,10 @@ pub(super) fn plausible_keys(call: &DedupCall, features: &Features) -> Vec<(Vec<
         let one = CANONICAL.with(*first);
         for second in &departures[i + 1..] {
             if !same_kind(*first, *second) {
-                keys.push((vec![*first, *second], one.with(*second).key(&call.name, args)));
+                keys.push((
+                    vec![*first, *second],
+                    one.with(*second).key(&call.name, args),
+                ));
             }
         }
     }
@@ -477,9 +483,9 @@ pub(super) fn plausible_keys(call: &DedupCall, features: &Features) -> Vec<(Vec<
 /// The key each call was given, read as one keying function for the whole batch: the set
 /// of departures that explains the most calls and entries wins (an implementation keys
 /// every call the same way), and a call it does not explain takes its own best match.
-pub(super) fn keys_given<'k>(
+pub(super) fn keys_given(
     plausible: &[Vec<(Vec<Departure>, String)>],
-    entries: &std::collections::HashSet<&'k str>,
+    entries: &std::collections::HashSet<&str>,
 ) -> Vec<Option<(String, Vec<Departure>)>> {
     let mut styles: Vec<Vec<Departure>> = vec![Vec::new()];
     for options in plausible {
@@ -491,7 +497,9 @@ pub(super) fn keys_given<'k>(
     }
     // A style names departures; a call it does not concern keeps the canonical spelling
     // there, so its key under the style is the one with the departures that apply to it.
-    let under = |options: &[(Vec<Departure>, String)], style: &[Departure]| -> Option<(String, Vec<Departure>)> {
+    let under = |options: &[(Vec<Departure>, String)],
+                 style: &[Departure]|
+     -> Option<(String, Vec<Departure>)> {
         let relevant: Vec<Departure> = style
             .iter()
             .copied()
@@ -499,9 +507,7 @@ pub(super) fn keys_given<'k>(
             .collect();
         options
             .iter()
-            .find(|(ds, _)| {
-                ds.len() == relevant.len() && relevant.iter().all(|d| ds.contains(d))
-            })
+            .find(|(ds, _)| ds.len() == relevant.len() && relevant.iter().all(|d| ds.contains(d)))
             .map(|(ds, key)| (key.clone(), ds.clone()))
     };
     let mut best: Option<(usize, usize, usize, &Vec<Departure>)> = None;
@@ -514,7 +520,10 @@ pub(super) fn keys_given<'k>(
         let covered: std::collections::HashSet<&str> =
             keys.iter().flatten().map(|(k, _)| k.as_str()).collect();
         let score = (calls, covered.len(), usize::MAX - style.len(), style);
-        if best.as_ref().is_none_or(|b| (score.0, score.1, score.2) > (b.0, b.1, b.2)) {
+        if best
+            .as_ref()
+            .is_none_or(|b| (score.0, score.1, score.2) > (b.0, b.1, b.2))
+        {
             best = Some(score);
         }
     }
@@ -572,16 +581,23 @@ mod tests {
 
     #[test]
     fn one_keying_function_explains_the_batch() {
-        let calls = [call("f", r#"{"a": 1, "b": 2}"#), call("f", r#"{"b": 2, "a": 1}"#)];
+        let calls = [
+            call("f", r#"{"a": 1, "b": 2}"#),
+            call("f", r#"{"b": 2, "a": 1}"#),
+        ];
         let plausible: Vec<_> = calls
             .iter()
             .map(|c| plausible_keys(c, &Features::of(c.args.as_ref())))
             .collect();
-        let entries = std::collections::HashSet::from([r#"f({"a": 1, "b": 2})"#, r#"f({"b": 2, "a": 1})"#]);
+        let entries =
+            std::collections::HashSet::from([r#"f({"a": 1, "b": 2})"#, r#"f({"b": 2, "a": 1})"#]);
         let given = keys_given(&plausible, &entries);
         assert_eq!(given[0].as_ref().unwrap().0, r#"f({"a": 1, "b": 2})"#);
         assert_eq!(given[1].as_ref().unwrap().0, r#"f({"b": 2, "a": 1})"#);
-        assert_eq!(given[1].as_ref().unwrap().1, vec![Departure::KeysInInsertionOrder]);
+        assert_eq!(
+            given[1].as_ref().unwrap().1,
+            vec![Departure::KeysInInsertionOrder]
+        );
     }
 
     #[test]
@@ -614,7 +630,13 @@ mod tests {
             args: None,
         };
         assert_eq!(explain(&c, "a\"b({})"), Some(vec![]));
-        assert_eq!(explain(&c, "a\"b(null)"), Some(vec![Departure::AbsentArgsNull]));
-        assert_eq!(explain(&c, "a\\\"b({})"), Some(vec![Departure::NameEscaped]));
+        assert_eq!(
+            explain(&c, "a\"b(null)"),
+            Some(vec![Departure::AbsentArgsNull])
+        );
+        assert_eq!(
+            explain(&c, "a\\\"b({})"),
+            Some(vec![Departure::NameEscaped])
+        );
     }
 }

@@ -23,6 +23,7 @@ use std::collections::BTreeSet;
 /// The requirement ids the checks charge. A test keeps them in step with the spec.
 pub mod ids {
     pub const EXEC_OUTPUT_COUNT: &str = "EXEC-OUTPUT-COUNT";
+    pub const EXEC_OUTPUT_ORDER: &str = "EXEC-OUTPUT-ORDER";
     pub const EXEC_OUTPUT_SHAPE: &str = "EXEC-OUTPUT-SHAPE";
     pub const EXEC_ID_GIVEN: &str = "EXEC-ID-GIVEN";
     pub const EXEC_ID_GENERATED: &str = "EXEC-ID-GENERATED";
@@ -295,10 +296,8 @@ impl Tally {
             .zip(self.more)
             .map(|(mut charge, more)| {
                 if more > 0 {
-                    charge.diagnosis = format!(
-                        "{} (and {more} more in this batch)",
-                        charge.diagnosis
-                    );
+                    charge.diagnosis =
+                        format!("{} (and {more} more in this batch)", charge.diagnosis);
                 }
                 charge
             })

@@ -1,6 +1,6 @@
 use super::*;
+use crate::json::{parse, Value};
 use crate::judge::{expectations, BatchRun};
-use crate::json::parse;
 use crate::spec::Spec;
 
 fn expected_runs(case: &Case) -> Vec<BatchRun> {
@@ -18,7 +18,12 @@ fn the_expected_output_of_every_spec_case_breaks_no_rule() {
     let spec = Spec::embedded().unwrap();
     for case in &spec.cases {
         let blame = blame(&case.case, &expected_runs(&case.case), &Outcome::Pass);
-        assert!(blame.charges.is_empty(), "{}: {:?}", case.id(), blame.charges);
+        assert!(
+            blame.charges.is_empty(),
+            "{}: {:?}",
+            case.id(),
+            blame.charges
+        );
         assert!(!blame.shown.is_empty(), "{}", case.id());
     }
 }
@@ -67,7 +72,11 @@ fn a_zero_based_id_is_charged_to_the_generated_id_rule_alone() {
         .find(|c| c.id() == "exec-seed-002")
         .unwrap();
     let mut runs = expected_runs(&case.case);
-    let text = runs[0].output.to_string().replace("call_1", "call_0").replace("call_2", "call_1");
+    let text = runs[0]
+        .output
+        .to_string()
+        .replace("call_1", "call_0")
+        .replace("call_2", "call_1");
     runs[0].output = parse(&text).unwrap();
     let outcome = crate::judge::judge(&case.case, &runs);
     let blame = blame(&case.case, &runs, &outcome);
@@ -92,7 +101,11 @@ fn a_wrong_type_is_charged_once_and_shows_nothing_else() {
 fn an_empty_answer_counts_against_every_rule_it_leaves_unshown() {
     let blame = blame_output("exec-seed-002", "[]", None);
     let charged = blame.charged();
-    for id in [ids::EXEC_OUTPUT_COUNT, ids::EXEC_ID_GENERATED, ids::EXEC_CONTENT_UNCHANGED] {
+    for id in [
+        ids::EXEC_OUTPUT_COUNT,
+        ids::EXEC_ID_GENERATED,
+        ids::EXEC_CONTENT_UNCHANGED,
+    ] {
         assert!(charged.contains(&id), "{id} not in {charged:?}");
     }
 }
@@ -100,7 +113,11 @@ fn an_empty_answer_counts_against_every_rule_it_leaves_unshown() {
 #[test]
 fn unexplained_failures_are_charged_to_the_named_requirement() {
     let spec = Spec::embedded().unwrap();
-    let case = spec.cases.iter().find(|c| c.id() == "dedup-seed-001").unwrap();
+    let case = spec
+        .cases
+        .iter()
+        .find(|c| c.id() == "dedup-seed-001")
+        .unwrap();
     let outcome = Outcome::Fail(Failure::Timeout { seconds: 5.0 });
     let blame = blame(&case.case, &[], &outcome);
     assert_eq!(blame.charged(), vec![ids::DEDUP_RESULT_ENTRIES]);
@@ -127,4 +144,21 @@ fn the_expected_output_of_generated_cases_breaks_no_rule() {
             }
         }
     }
+}
+
+#[test]
+fn messages_out_of_call_order_are_charged_to_the_order_rule_alone() {
+    let spec = Spec::embedded().unwrap();
+    let case = spec
+        .cases
+        .iter()
+        .find(|c| c.id() == "exec-seed-001")
+        .unwrap();
+    let mut runs = expected_runs(&case.case);
+    let mut messages = runs[0].output.as_list().unwrap().to_vec();
+    messages.reverse();
+    runs[0].output = Value::List(messages);
+    let outcome = crate::judge::judge(&case.case, &runs);
+    let blame = blame(&case.case, &runs, &outcome);
+    assert_eq!(blame.charged(), vec![ids::EXEC_OUTPUT_ORDER], "{blame:?}");
 }
