@@ -93,6 +93,15 @@ def rise(message):
     return {"type": "raise", "message": message}
 
 
+def rise_as(kind, *args, message=None):
+    """Raises `kind(*args)`; its message is CPython's own str() of that exception (given
+    only for ToolError, whose __str__ returns it)."""
+    from python_oracle import exception
+    answer = {"type": "raise", "message": message or "", "exception": kind, "args": list(args)}
+    answer["message"] = str(exception(answer))
+    return answer
+
+
 def echo_tool(*pairs, latency_ms=0):
     """A tool answering `value` to `args` for each (args, value) pair."""
     script = {"responses": [{"args": a, "answers": [ret(v)]} for a, v in pairs]}

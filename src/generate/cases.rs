@@ -72,7 +72,7 @@ const UNKNOWN_TOOLS: [&str; 2] = ["unknown", "T1"];
 fn answer() -> impl Strategy<Value = Answer> {
     prop_oneof![
         4 => value(2).prop_map(|value| Answer::Return { value }),
-        1 => tricky_string(10).prop_map(|message| Answer::Raise { message }),
+        1 => tricky_string(10).prop_map(|message| Answer::Raise { message, exception: None, args: None }),
     ]
 }
 

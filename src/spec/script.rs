@@ -91,7 +91,7 @@ impl Tools for CaseTools<'_> {
 pub fn tool_answer(name: &str, script: &ToolScript, key: &str, nth: usize) -> Result<Value, String> {
     match scripted_answer(script, key, nth) {
         Some(Answer::Return { value }) => Ok(value.clone()),
-        Some(Answer::Raise { message }) => Err(message.clone()),
+        Some(Answer::Raise { message, .. }) => Err(message.clone()),
         None => Err(format!("parcall: no scripted answer for {name}({key})")),
     }
 }
@@ -162,7 +162,7 @@ pub fn dispatch_answer(tool: &str, script: &ToolScript, key: &str, nth: usize) -
         }) => text.clone(),
         // The loader refuses scripted dispatch answers that are not strings.
         Some(Answer::Return { value }) => value.to_string(),
-        Some(Answer::Raise { message }) => format!("error: {message}"),
+        Some(Answer::Raise { message, .. }) => format!("error: {message}"),
         None => format!("error: parcall: no scripted answer for {tool}({key})"),
     }
 }

@@ -162,6 +162,23 @@ for (const name of ["log", "info", "warn", "error", "debug"]) console[name] = (.
 // ---------------------------------------------------------------------------------------
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+// A `raise` answer names a Python exception class and its args; JavaScript has no such
+// classes, so each is an Error subclass of that name whose message is Python's str(e)
+// (the answer's message) and whose `args` are the args: KeyError('x') has message 'x'
+// with its quotes, args ["x"].
+const errorClasses = new Map();
+function scriptedError(answer) {
+  const kind = answer.exception ?? "RuntimeError";
+  if (!errorClasses.has(kind)) {
+    const named = { [kind]: class extends Error {} }[kind];
+    Object.defineProperty(named.prototype, "name", { value: kind });
+    errorClasses.set(kind, named);
+  }
+  const error = new (errorClasses.get(kind))(answer.message);
+  error.args = answer.args ?? [answer.message];
+  return error;
+}
+
 class Scripts {
   constructor(tools) { this.tools = tools; this.counts = new Map(); this.invocations = []; }
   answer(name, args, record) {
@@ -191,7 +208,7 @@ class Scripts {
     return (args) => {
       const answer = this.answer(name, args, `{"name": ${JSON.stringify(name)}, "args": ${snapshot(args).raw}}`);
       if (!answer) throw new Error(`parcall: no scripted answer for ${name}(${canonical(args)})`);
-      if (answer.type === "raise") throw new Error(answer.message);
+      if (answer.type === "raise") throw scriptedError(answer);
       return answer.value;
     };
   }

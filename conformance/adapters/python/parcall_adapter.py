@@ -165,6 +165,27 @@ def canonical(value):
 # ------------------------------------------------------------------------------------------
 # Tools: answered from the case's scripts, every invocation recorded
 # ------------------------------------------------------------------------------------------
+class ToolError(Exception):
+    """A scripted exception with its own __str__ (the answer's message), whatever its args."""
+
+    def __init__(self, message, *args):
+        super().__init__(*args)
+        self._message = message
+
+    def __str__(self):
+        return self._message
+
+
+def scripted_exception(answer):
+    """The real exception a `raise` answer names (RuntimeError, ValueError, KeyError or
+    ToolError) called with its args, so str(e), e.args and type(e) are CPython's own."""
+    kind = answer.get("exception", "RuntimeError")
+    args = answer.get("args", [answer["message"]])
+    if kind == "ToolError":
+        return ToolError(answer["message"], *args)
+    return {"RuntimeError": RuntimeError, "ValueError": ValueError, "KeyError": KeyError}[kind](*args)
+
+
 class Scripts:
     """The case's tool scripts. Counters live for the whole case, so successive batches see
     successive answers; everything is thread-safe, since implementations may run calls
@@ -219,7 +240,7 @@ class Scripts:
             if answer is None:
                 raise RuntimeError("parcall: no scripted answer for %s(%s)" % (name, canonical(args)))
             if answer["type"] == "raise":
-                raise RuntimeError(answer["message"])
+                raise scripted_exception(answer)
             return copy.deepcopy(answer["value"])
         tool.__name__ = name if name.isidentifier() else "tool"
         return tool
