@@ -302,7 +302,31 @@ fn case_problems(case: &SpecCase) -> Vec<String> {
         Case::Exec(exec) => exec_problems(exec, &mut problems),
         Case::Dedup(dedup) => dedup_problems(dedup, &mut problems),
     }
+    let whole = match &case.case {
+        Case::Exec(exec) => json::to_value(exec),
+        Case::Dedup(dedup) => json::to_value(dedup),
+    };
+    if let Some(digits) = longest_integer(&whole).filter(|&d| d > MAX_INTEGER_DIGITS) {
+        problems.push(format!(
+            "holds an integer of {digits} digits; CPython converts at most \
+             {MAX_INTEGER_DIGITS} (SPEC.md, Numbers)"
+        ));
+    }
     problems
+}
+
+/// The most digits CPython's `int`/`str` conversion (and so `json`) accepts by default:
+/// "any size" in RULINGS B2 stops here (SPEC.md, Numbers).
+pub const MAX_INTEGER_DIGITS: usize = crate::runner::bounds::MAX_INTEGER_DIGITS;
+
+/// The digit count (sign excluded) of the longest integer anywhere in `value`.
+fn longest_integer(value: &Value) -> Option<usize> {
+    match value {
+        Value::Int(int) => Some(int.as_str().trim_start_matches('-').len()),
+        Value::List(items) => items.iter().filter_map(longest_integer).max(),
+        Value::Object(object) => object.values().filter_map(longest_integer).max(),
+        _ => None,
+    }
 }
 
 fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
@@ -331,15 +355,16 @@ fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
         for (name, script) in tools {
             let answers = script.responses.iter().flat_map(|r| &r.answers);
             if answers.clone().any(|a| {
+                // A raise is fine: dispatch answers it with `error: <message>` (SPEC.md).
                 !matches!(
                     a,
                     Answer::Return {
                         value: Value::Str(_)
-                    }
+                    } | Answer::Raise { .. }
                 )
             }) {
                 problems.push(format!(
-                    "scripted dispatch tool `{name}` must only return strings"
+                    "scripted dispatch tool `{name}` must only return strings (or raise)"
                 ));
             }
         }
