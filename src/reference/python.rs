@@ -116,8 +116,8 @@ mod tests {
 
     #[test]
     fn repr_of_values_follows_cpython() {
-        let value = crate::json::parse(r#"[null, true, 1, 1.0, 1e400, "it's", {"k": [false]}]"#)
-            .unwrap();
+        let value =
+            crate::json::parse(r#"[null, true, 1, 1.0, 1e400, "it's", {"k": [false]}]"#).unwrap();
         assert_eq!(
             repr_value(&value),
             "[None, True, 1, 1.0, inf, \"it's\", {'k': [False]}]"

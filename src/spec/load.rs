@@ -403,7 +403,9 @@ fn raise_problems(tools: &indexmap::IndexMap<String, ToolScript>, problems: &mut
                 continue;
             };
             let class = exception.unwrap_or(ExceptionClass::RuntimeError);
-            let args = args.clone().unwrap_or_else(|| vec![Value::from(message.as_str())]);
+            let args = args
+                .clone()
+                .unwrap_or_else(|| vec![Value::from(message.as_str())]);
             if let Some(shown) = class.python_str(&args) {
                 if &shown != message {
                     problems.push(format!(

@@ -180,18 +180,32 @@ function scriptedError(answer) {
 }
 
 class Scripts {
-  constructor(tools) { this.tools = tools; this.counts = new Map(); this.invocations = []; }
+  constructor(tools) {
+    this.tools = tools; this.counts = new Map(); this.invocations = [];
+    // Per tool: the first response index for each canonical args and the first without
+    // args, so a case scripting hundreds of responses is answered in constant time.
+    this.first = new Map();
+    for (const [name, script] of Object.entries(tools)) {
+      const byKey = new Map(); let anyArgs;
+      script.responses.forEach((r, i) => {
+        if (!("args" in r)) { if (anyArgs === undefined) anyArgs = i; }
+        else { const k = canonical(r.args); if (!byKey.has(k)) byKey.set(k, i); }
+      });
+      this.first.set(name, { byKey, anyArgs });
+    }
+  }
   answer(name, args, record) {
     this.invocations.push(record);
     const key = `${name}\u0000${canonical(args)}`;
     const n = this.counts.get(key) ?? 0;
     this.counts.set(key, n + 1);
-    const script = typeof name === "string" ? this.tools[name] : undefined;
+    const script = typeof name === "string" && Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
     if (!script) return undefined;
     if (script.latency_ms) Atomics.wait(sleeper, 0, 0, script.latency_ms);
-    const argsKey = canonical(args);
-    const response = script.responses.find((r) => !("args" in r) || canonical(r.args) === argsKey);
-    if (!response) return undefined;
+    const { byKey, anyArgs } = this.first.get(name);
+    const matches = [byKey.get(canonical(args)), anyArgs].filter((i) => i !== undefined);
+    if (matches.length === 0) return undefined;
+    const response = script.responses[Math.min(...matches)];
     return response.answers[Math.min(n, response.answers.length - 1)];
   }
   take() { const taken = this.invocations; this.invocations = []; return taken; }
