@@ -1,4 +1,5 @@
-"""Deliberately broken: integers of more than 1,000 digits are refused (a guard stricter than CPython's 4,300), so their calls never run."""
+"""Deliberately broken: integers of more than 1,000 digits are keyed as their first 40 digits
+followed by zeros (a rounding to keep keys cheap), so long integers that differ late are one call."""
 # parcall: breaks DEDUP-NUMBER-INT
 import json
 
@@ -29,25 +30,22 @@ def execute_tool_calls(calls, max_parallel=4):
 # ---------------------------------------------------------------------------------------
 
 
-def too_big(value):
-    if isinstance(value, int) and not isinstance(value, bool):
-        return len(str(abs(value))) > 1000
+def bounded(value):
+    if isinstance(value, int) and not isinstance(value, bool) and len(str(abs(value))) > 1000:
+        return int(str(value)[:40]) * 10 ** (len(str(abs(value))) - 40)
     if isinstance(value, dict):
-        return any(too_big(v) for v in value.values())
+        return {k: bounded(v) for k, v in value.items()}
     if isinstance(value, list):
-        return any(too_big(v) for v in value)
-    return False
+        return [bounded(v) for v in value]
+    return value
 
 
 def run_parallel_calls(tools, calls):
     cache = {}
     for call in calls:
         name, args = call["name"], call.get("args", {})
-        key = f"{name}({json.dumps(args, sort_keys=True)})"
+        key = f"{name}({json.dumps(bounded(args), sort_keys=True)})"
         if key in cache:
-            continue
-        if too_big(args):
-            cache[key] = "error: argument too large"
             continue
         tool = tools.get(name)
         if tool is None:
