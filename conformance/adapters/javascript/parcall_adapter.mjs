@@ -23,6 +23,7 @@ delete process.env.PARCALL_PROTOCOL_FDS;
 // JSON in Python's dialect, remembering the source text of every object and array
 // ---------------------------------------------------------------------------------------
 const SOURCE = new WeakMap();
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 
 function parse(text) {
   let i = 0;
@@ -64,7 +65,10 @@ function parse(text) {
     for (const [word, v] of [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]]) {
       if (text.startsWith(word, i)) { i += word.length; return v; }
     }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/.exec(text.slice(i, i + 400));
+    // Sticky, on the whole text: a number may have thousands of digits (integers up to the
+    // 4,300 CPython converts), so no window of the text may cut it.
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
     if (!m) fail("expected a value");
     i += m[0].length;
     return Number(m[0]);
