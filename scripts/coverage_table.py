@@ -4,7 +4,7 @@ before and after; with --examples, on how many seeds the generated cases alone c
 broken example of the corner.
 
 Run: python3 scripts/coverage_table.py --old-ref REF --old-bin OLD_PARCALL --new-bin NEW_PARCALL
-         [--seeds 20] [--generated 500] [--examples]
+         [--seeds 20] [--generated 500] [--examples [--old-seeds N]]
 
 REF is the commit before the change (its spec/ is read with `git show`); OLD_PARCALL is a
 parcall built from it, NEW_PARCALL one built from the working tree."""
@@ -151,6 +151,8 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--generated", type=int, default=500)
     parser.add_argument("--examples", action="store_true")
+    parser.add_argument("--old-seeds", type=int, default=None,
+                        help="seeds for the old binary's catch rates (default: --seeds)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         fixed_before = count(old_spec(args.old_ref, tmp))
@@ -166,9 +168,10 @@ def main():
         if args.examples:
             cells = []
             for example in examples:
-                old = sum(caught(args.old_bin, example, s, args.generated) for s in range(1, args.seeds + 1))
+                old_seeds = args.old_seeds or args.seeds
+                old = sum(caught(args.old_bin, example, s, args.generated) for s in range(1, old_seeds + 1))
                 new = sum(caught(args.new_bin, example, s, args.generated) for s in range(1, args.seeds + 1))
-                cells.append(f"`{example}` {old}/{args.seeds} / {new}/{args.seeds}")
+                cells.append(f"`{example}` {old}/{old_seeds} / {new}/{args.seeds}")
             row += " " + "; ".join(cells) + " |"
         print(row, flush=True)
 
