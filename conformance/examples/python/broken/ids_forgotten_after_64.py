@@ -1,5 +1,5 @@
-"""Deliberately broken: the seen-id set only remembers the last 64 ids, so a late repeat of an early id is not a duplicate."""
-# parcall: breaks EXEC-DUP-ANY-EARLIER
+"""Deliberately broken: the seen-id set only remembers the last 64 ids, so a late repeat of an early id is not a duplicate (and, past the limit, is reported as over it)."""
+# parcall: breaks EXEC-DUP-ANY-EARLIER EXEC-DUP-BEFORE-LIMIT
 import json
 import collections
 
