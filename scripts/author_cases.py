@@ -93,6 +93,15 @@ def rise(message):
     return {"type": "raise", "message": message}
 
 
+def rise_as(kind, *args, message=None):
+    """Raises `kind(*args)`; its message is CPython's own str() of that exception (given
+    only for ToolError, whose __str__ returns it)."""
+    from python_oracle import exception
+    answer = {"type": "raise", "message": message or "", "exception": kind, "args": list(args)}
+    answer["message"] = str(exception(answer))
+    return answer
+
+
 def echo_tool(*pairs, latency_ms=0):
     """A tool answering `value` to `args` for each (args, value) pair."""
     script = {"responses": [{"args": a, "answers": [ret(v)]} for a, v in pairs]}
@@ -123,15 +132,18 @@ def adds(a, b, cid=OMIT):
 
 
 import case_inputs  # noqa: E402  (the case inputs, kept apart from the machinery)
+import case_inputs_coverage  # noqa: E402  (issue #17's corners, in their own module)
 
 case_inputs.define(sys.modules[__name__])
+case_inputs_coverage.define(sys.modules[__name__])
 
 
 def strict(value):
     """Strict JSON has no Infinity: write the literal that json.loads reads as one."""
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         return raw("1e400" if value > 0 else "-1e400")
-    assert not (isinstance(value, float) and value != value), "NaN has no JSON literal"
+    if isinstance(value, float) and value != value:
+        return raw("NaN")  # Python's dialect, as json.dumps writes it and parcall reads it
     if isinstance(value, list):
         return [strict(v) for v in value]
     if isinstance(value, dict):

@@ -70,6 +70,30 @@ def sandbox_dispatch(request):
 # --------------------------------------------------------------------------------------
 # Scripted tools: the case format's tool behaviour, played in Python.
 # --------------------------------------------------------------------------------------
+class ToolError(Exception):
+    """A scripted exception with its own __str__: str(e) is the case's message, whatever
+    its args (so str(e) and e.args[0] differ)."""
+
+    def __init__(self, message, *args):
+        super().__init__(*args)
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+CLASSES = {"RuntimeError": RuntimeError, "ValueError": ValueError, "KeyError": KeyError}
+
+
+def exception(answer):
+    """The real exception a `raise` answer describes: its class called with its args."""
+    kind = answer.get("exception", "RuntimeError")
+    args = answer.get("args", [answer["message"]])
+    if kind == "ToolError":
+        return ToolError(answer["message"], *args)
+    return CLASSES[kind](*args)
+
+
 class Script:
     def __init__(self, tools):
         self.tools, self.counts, self.log = tools, {}, []
@@ -89,7 +113,7 @@ class Script:
             self.log.append({"name": name, "args": args})
             answer = self.answer(name, args)
             if answer["type"] == "raise":
-                raise RuntimeError(answer["message"])
+                raise exception(answer)
             return answer["value"]
         return tool
 
@@ -98,7 +122,10 @@ class Script:
             log.append({"tool": request["tool"], "arguments": request["arguments"]})
             if request["tool"] not in self.tools:
                 return f"error: unknown tool '{request['tool']}'"
-            return self.answer(request["tool"], request["arguments"])["value"]
+            answer = self.answer(request["tool"], request["arguments"])
+            if answer["type"] == "raise":
+                return "error: " + str(exception(answer))
+            return answer["value"]
         return dispatch
 
 

@@ -239,6 +239,41 @@ fn loader_names_the_problem(#[case] from: &str, #[case] to: &str, #[case] messag
     );
 }
 
+/// A `raise` answer's message must be CPython's `str()` of its class and args, and no
+/// integer may have more digits than CPython converts (SPEC.md, Numbers).
+#[rstest::rstest]
+#[case::key_error_message_is_its_repr(
+    "\"message\": \"'x'\", \"exception\": \"KeyError\"",
+    "\"message\": \"x\", \"exception\": \"KeyError\"",
+    "raises KeyError('x'), whose str() is \"'x'\", not the message \"x\""
+)]
+#[case::no_args_message_is_empty(
+    "\"message\": \"\", \"exception\": \"RuntimeError\", \"args\": []",
+    "\"message\": \"None\", \"exception\": \"RuntimeError\", \"args\": []",
+    "whose str() is \"\", not the message \"None\""
+)]
+#[case::integer_beyond_cpython(
+    "\"args\": {}}]",
+    "\"args\": {\"n\": 1DIGITS}}]",
+    "holds an integer of 4301 digits; CPython converts at most 4300"
+)]
+fn loader_refuses_what_cpython_would_not_do(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] message: &str,
+) {
+    let relative = "run_parallel_calls/raise.json";
+    let original = std::fs::read_to_string(spec_root().join("cases").join(relative)).unwrap();
+    let compact = reformat_compact(&original);
+    assert!(compact.contains(from), "fixture text {from:?} not found");
+    let to = to.replace("DIGITS", &"0".repeat(4300));
+    let dir = copy_spec_with(relative, &compact.replacen(from, &to, 1));
+    let error = Spec::load(dir.path())
+        .expect_err("loader accepted it")
+        .to_string();
+    assert!(error.contains(message), "{error}");
+}
+
 #[test]
 fn traceability_names_requirements_without_cases() {
     let dir = copy_spec_with(

@@ -46,6 +46,16 @@ pub fn candidates(input: &GeneratedInput) -> Vec<GeneratedInput> {
                     batches: edited,
                 });
             }
+            let calls: usize = batches
+                .iter()
+                .filter_map(Value::as_list)
+                .map(<[Value]>::len)
+                .sum();
+            if calls > LONG_BATCH {
+                // Cut long batches down first: an edit per scripted answer would copy every
+                // script once per answer (quadratic, gigabytes for hundreds of keys).
+                return out;
+            }
             for name in tools.keys() {
                 let mut edited = tools.clone();
                 edited.shift_remove(name);
@@ -92,6 +102,9 @@ pub fn candidates(input: &GeneratedInput) -> Vec<GeneratedInput> {
     out
 }
 
+/// Past this many calls, a batch is only cut in chunks (see [`list_edits`]).
+const LONG_BATCH: usize = 64;
+
 /// Edits of a list of batches: drop a batch, then edit one batch's list of calls.
 fn list_edits(batches: &[Value], item_edits: fn(&Value) -> Vec<Value>) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
@@ -104,6 +117,23 @@ fn list_edits(batches: &[Value], item_edits: fn(&Value) -> Vec<Value>) -> Vec<Ve
     }
     for (i, batch) in batches.iter().enumerate() {
         let Value::List(calls) = batch else { continue };
+        // Long batches (hundreds of calls) first lose whole chunks, halves down to sixteenths,
+        // and only those: one candidate per call would be a copy of the batch per call
+        // (quadratic memory, gigabytes for a batch of 300) and a run per call.
+        for parts in [2, 4, 8, 16] {
+            if calls.len() < 4 * parts {
+                break;
+            }
+            let size = calls.len().div_ceil(parts);
+            for start in (0..calls.len()).step_by(size) {
+                let mut edited = calls.clone();
+                edited.drain(start..(start + size).min(calls.len()));
+                out.push(replace(batches, i, Value::List(edited)));
+            }
+        }
+        if calls.len() > LONG_BATCH {
+            continue;
+        }
         for j in 0..calls.len() {
             let mut edited = calls.clone();
             edited.remove(j);
@@ -238,6 +268,15 @@ fn shared_args_edits(
     batches: &[Value],
 ) -> Vec<GeneratedInput> {
     use crate::reference::canonical_args;
+    // Long batches are cut in chunks first: an edit per distinct args would copy them all.
+    let calls: usize = batches
+        .iter()
+        .filter_map(Value::as_list)
+        .map(<[Value]>::len)
+        .sum();
+    if calls > LONG_BATCH {
+        return Vec::new();
+    }
     let mut distinct: Vec<Object> = Vec::new();
     for call in batches.iter().filter_map(Value::as_list).flatten() {
         if let Some(Value::Object(args)) = call.as_object().and_then(|c| c.get("args")) {

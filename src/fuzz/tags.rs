@@ -22,6 +22,9 @@ fn exec_tags(case: &ExecCase) -> BTreeSet<&'static str> {
     }
     for batch in &case.batches {
         let calls = input::tool_calls(&batch.calls).unwrap_or_default();
+        if calls.len() > 1 {
+            tags.insert("EXEC-OUTPUT-ORDER");
+        }
         let limit = batch
             .max_parallel
             .unwrap_or(crate::reference::DEFAULT_MAX_PARALLEL);

@@ -16,8 +16,39 @@ pub fn id() -> impl Strategy<Value = Option<Value>> {
         3 => prop::sample::select(vec!["a", "b", "x", "toolu_01"]).prop_map(|s| Some(Value::from(s))),
         2 => (1usize..8).prop_map(|i| Some(Value::from(format!("call_{i}")))),
         1 => tricky_string(6).prop_map(|s| Some(Value::from(s))),
+        2 => prop::sample::select(EQUIVALENT.to_vec()).prop_map(|s| Some(Value::from(s))),
     ]
 }
+
+/// Canonically equivalent spellings (composed and decomposed `é` and `Å`, the Angstrom and
+/// Ohm signs, a Hangul syllable and its jamo, combining marks in two orders): different
+/// strings that a normalising implementation would merge.
+pub const EQUIVALENT: [&str; 9] = [
+    "caf\u{e9}",
+    "cafe\u{301}",
+    "\u{c5}",
+    "A\u{30a}",
+    "\u{212b}",
+    "\u{2126}",
+    "\u{3a9}",
+    "\u{d55c}",
+    "\u{1112}\u{1161}\u{11ab}",
+];
+
+/// Tool names no sandbox tool has, with control, invisible, non-ASCII and astral
+/// characters, some one character away from a real tool.
+const ODD_TOOL_NAMES: [&str; 10] = [
+    "get_weather\u{0}",
+    "add\n",
+    "\tadd",
+    "add\u{1f}",
+    "\u{7f}",
+    "add\u{200b}",
+    "\u{feff}add",
+    "\u{1f600}",
+    "\u{5929}\u{6c17}",
+    "\u{10ffff}",
+];
 
 /// A number inside the sandbox's domain: integers within +-2^53, any float.
 fn sandbox_number() -> impl Strategy<Value = Value> {
@@ -108,9 +139,25 @@ pub fn sandbox_request() -> impl Strategy<Value = (String, Option<Object>)> {
         });
     let unknown = prop::sample::select(vec!["get_time", "Add", "search", ""])
         .prop_map(|t| (t.to_owned(), Some(Object::new())));
+    let odd = (
+        prop::sample::select(ODD_TOOL_NAMES.to_vec()),
+        sandbox_number(),
+    )
+        .prop_map(|(t, a)| {
+            let arguments = object(vec![("a", a), ("b", Value::from(1))]);
+            (t.to_owned(), Some(arguments))
+        });
     let bare =
         prop::sample::select(vec!["add", "get_weather", "ping"]).prop_map(|t| (t.to_owned(), None));
-    prop_oneof![4 => arithmetic, 3 => weather, 2 => doc, 2 => broken, 1 => unknown, 1 => bare]
+    prop_oneof![
+        4 => arithmetic,
+        3 => weather,
+        2 => doc,
+        2 => broken,
+        1 => unknown,
+        1 => odd,
+        1 => bare
+    ]
 }
 
 /// A batch of `execute_tool_calls` calls against the sandbox, as the JSON list sent to an
@@ -136,13 +183,75 @@ pub fn exec_calls(max_len: usize) -> impl Strategy<Value = Value> {
     })
 }
 
-/// `max_parallel` for a batch of `len` calls: omitted (`None`), zero, inside and beyond.
+/// Limits beyond any batch, at every scale up to the largest a case file holds.
+pub const HUGE_LIMITS: [u64; 8] = [
+    1 << 10,
+    (1 << 31) - 1,
+    1 << 31,
+    (1 << 32) + 1,
+    (1 << 53) + 1,
+    (1 << 63) - 1,
+    1 << 63,
+    u64::MAX,
+];
+
+/// `max_parallel` for a batch of `len` calls: omitted (`None`), zero, inside, just beyond,
+/// and far beyond at every scale.
 pub fn max_parallel(len: usize) -> impl Strategy<Value = Option<u64>> {
     prop_oneof![
         2 => Just(None),
         1 => Just(Some(0)),
         4 => (0..=len as u64 + 2).prop_map(Some),
+        1 => prop::sample::select(HUGE_LIMITS.to_vec()).prop_map(Some),
     ]
+}
+
+/// A long batch of `execute_tool_calls` (100 to 330 calls): distinct given ids and absent
+/// ones, then late repeats of early ids (given, and `call_<i>` naming a generated one), with
+/// a limit mostly beyond the batch, so an id set that forgets or a capped limit shows.
+pub fn long_exec_batch() -> impl Strategy<Value = (Value, Option<u64>)> {
+    (100usize..=300, 1usize..30, any::<u64>()).prop_flat_map(|(len, repeats, seed)| {
+        let calls = long_exec_calls(len, repeats, seed);
+        let total = len + repeats;
+        let limit = prop_oneof![
+            3 => prop::sample::select(HUGE_LIMITS.to_vec()).prop_map(Some),
+            1 => ((total as u64).saturating_sub(2)..=total as u64 + 2).prop_map(Some),
+            1 => Just(None),
+        ];
+        (Just(calls), limit)
+    })
+}
+
+fn long_exec_calls(len: usize, repeats: usize, seed: u64) -> Value {
+    let given = |i: usize| (seed >> (i % 61)) & 3 != 0;
+    let mut calls: Vec<Value> = (0..len)
+        .map(|i| {
+            let id = given(i).then(|| format!("k{i}"));
+            add_call(id, i)
+        })
+        .collect();
+    for r in 0..repeats {
+        // Repeat an id from the first quarter: far behind by now.
+        let early = (seed as usize).wrapping_add(r * 7919) % (len / 4).max(1);
+        let id = if given(early) {
+            format!("k{early}")
+        } else {
+            format!("call_{}", early + 1)
+        };
+        calls.push(add_call(Some(id), r));
+    }
+    Value::List(calls)
+}
+
+fn add_call(id: Option<String>, i: usize) -> Value {
+    let mut call = Object::new();
+    if let Some(id) = id {
+        call.insert("id".into(), Value::Str(id));
+    }
+    call.insert("tool".into(), Value::from("add"));
+    let arguments = object(vec![("a", Value::from(i as i64)), ("b", Value::from(1))]);
+    call.insert("arguments".into(), Value::Object(arguments));
+    Value::Object(call)
 }
 
 /// A batch of `run_parallel_calls` calls over `names`, with many duplicates: calls are

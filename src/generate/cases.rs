@@ -2,11 +2,11 @@
 //! of the spec's own cases (keys permuted, duplicates appended, ids renamed), so a suite
 //! that was memorised or overfitted still fails. Expectations come from the reference.
 
-use super::calls::{exec_calls, max_parallel};
-use super::values::{args, permute_keys, tricky_string, value};
+use super::calls::{exec_calls, long_exec_batch, max_parallel, EQUIVALENT};
+use super::values::{args, deep_args, permute_keys, tricky_string, value};
 use crate::json::{Object, Value};
 use crate::protocol::dispatch_table_for;
-use crate::spec::{Answer, Case, Dispatch, Response, SpecCase, ToolScript};
+use crate::spec::{Answer, Case, Dispatch, ExceptionClass, Response, SpecCase, ToolScript};
 use indexmap::IndexMap;
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -37,11 +37,13 @@ fn batch_count() -> impl Strategy<Value = usize> {
     prop_oneof![6 => Just(1usize), 2 => Just(2usize), 1 => Just(3usize)]
 }
 
+/// A short batch with any limit, or (one in sixteen) a batch of hundreds of calls.
 fn exec_batch() -> impl Strategy<Value = (Value, Option<u64>)> {
-    exec_calls(8).prop_flat_map(|calls| {
+    let short = exec_calls(8).prop_flat_map(|calls| {
         let len = calls.as_list().map_or(0, <[Value]>::len);
         (Just(calls), max_parallel(len))
-    })
+    });
+    prop_oneof![15 => short, 1 => long_exec_batch()]
 }
 
 /// Random `execute_tool_calls` cases against the sandbox; with latency, the sandbox's
@@ -71,9 +73,39 @@ const UNKNOWN_TOOLS: [&str; 2] = ["unknown", "T1"];
 
 fn answer() -> impl Strategy<Value = Answer> {
     prop_oneof![
-        4 => value(2).prop_map(|value| Answer::Return { value }),
-        1 => tricky_string(10).prop_map(|message| Answer::Raise { message }),
+        8 => value(2).prop_map(|value| Answer::Return { value }),
+        2 => tricky_string(10).prop_map(|message| Answer::Raise {
+            message,
+            exception: None,
+            args: None
+        }),
+        2 => raise_of_a_kind(),
     ]
+}
+
+/// An exception whose `str()` is not simply its first argument (RULINGS B7a): `KeyError`
+/// of one argument, no argument, several arguments, or a class with its own `__str__`.
+fn raise_of_a_kind() -> impl Strategy<Value = Answer> {
+    let class = prop::sample::select(vec![
+        ExceptionClass::KeyError,
+        ExceptionClass::RuntimeError,
+        ExceptionClass::ValueError,
+        ExceptionClass::ToolError,
+    ]);
+    let arg = prop_oneof![
+        3 => tricky_string(6).prop_map(Value::Str),
+        1 => (-5i64..5).prop_map(Value::from),
+    ];
+    let args = prop_oneof![
+        2 => prop::collection::vec(arg.clone(), 1..=1),
+        1 => Just(Vec::new()),
+        1 => prop::collection::vec(arg, 2..=3),
+    ];
+    (class, args, tricky_string(8)).prop_map(|(class, args, own)| Answer::Raise {
+        message: class.python_str(&args).unwrap_or(own),
+        exception: Some(class),
+        args: Some(args),
+    })
 }
 
 /// A distinct call: a tool name, and args (`None`: the field is absent).
@@ -85,27 +117,58 @@ fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
         .chain(&UNKNOWN_TOOLS)
         .map(|s| (*s).to_owned())
         .collect();
+    let some_args = prop_oneof![9 => args(2), 1 => deep_args()];
     prop::collection::vec(
         (
             prop::sample::select(names),
-            prop::option::weighted(0.85, args(2)),
+            prop::option::weighted(0.85, some_args),
         ),
         1..5,
     )
+}
+
+/// Many distinct calls (130 to 250): a long batch's keys.
+fn many_distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
+    (130usize..=250, any::<u64>(), 0usize..EQUIVALENT.len()).prop_map(|(n, seed, e)| {
+        (0..n)
+            .map(|i| {
+                let name = KNOWN_TOOLS[(seed as usize).wrapping_add(i) % KNOWN_TOOLS.len()];
+                let mut args = Object::new();
+                args.insert("i".into(), Value::from(i as i64));
+                if i % 3 == 0 {
+                    args.insert(
+                        "s".into(),
+                        Value::from(EQUIVALENT[(e + i) % EQUIVALENT.len()]),
+                    );
+                }
+                (name.to_owned(), Some(args))
+            })
+            .collect()
+    })
+}
+
+/// A long batch over `distinct`: every key once in order, then late repeats of the earliest
+/// keys, so a cache that forgets shows; each pick with the seed that reorders its args.
+fn long_picks(distinct: usize, seed: u64) -> Vec<(usize, u64)> {
+    let repeats = 20 + (seed % 40) as usize;
+    (0..distinct)
+        .chain((0..repeats).map(|r| r.wrapping_mul(7) % (distinct / 4).max(1)))
+        .map(|i| (i, seed.rotate_left(i as u32)))
+        .collect()
 }
 
 /// Random `run_parallel_calls` cases: a few distinct calls drawn many times (duplicates,
 /// keys reordered), over one to three batches, with per-call answers that change on a
 /// second invocation, raising tools, unknown tools and, sometimes, latency.
 pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
-    let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..10);
-    (distinct_calls(), batch_count(), latency(5))
-        .prop_flat_map(move |(distinct, batches, latency_ms)| {
+    let short = (distinct_calls(), batch_count(), latency(5))
+        .prop_flat_map(|(distinct, batches, latency_ms)| {
+            let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..10);
             let answers =
                 prop::collection::vec(prop::collection::vec(answer(), 1..=2), distinct.len());
             (
                 Just(distinct),
-                prop::collection::vec(picks.clone(), batches),
+                prop::collection::vec(picks, batches),
                 answers,
                 Just(latency_ms),
             )
@@ -113,27 +176,36 @@ pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
         .prop_map(|(distinct, picks, answers, latency_ms)| {
             let batches = picks
                 .iter()
-                .map(|batch| dedup_batch(&distinct, batch))
+                .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&distinct), *seed))))
                 .collect();
-            GeneratedInput::Dedup {
-                tools: scripts(&distinct, answers, latency_ms),
-                batches,
-            }
-        })
+            (distinct, batches, answers, latency_ms)
+        });
+    // One in sixteen: one batch of hundreds of calls over hundreds of keys, no latency.
+    let long = (many_distinct_calls(), any::<u64>()).prop_flat_map(|(distinct, seed)| {
+        let picks = long_picks(distinct.len(), seed);
+        let batch = dedup_batch(picks.iter().map(|&(i, seed)| (&distinct[i], seed)));
+        let answers = prop::collection::vec(prop::collection::vec(answer(), 1..=2), distinct.len());
+        (Just(distinct), Just(vec![batch]), answers, Just(0u64))
+    });
+    prop_oneof![15 => short, 1 => long].prop_map(|(distinct, batches, answers, latency_ms)| {
+        GeneratedInput::Dedup {
+            tools: scripts(&distinct, answers, latency_ms),
+            batches,
+        }
+    })
 }
 
-fn dedup_batch(distinct: &[Distinct], picks: &[(prop::sample::Index, u64)]) -> Value {
+/// A batch of calls: each distinct call with its args keys reordered by the seed.
+fn dedup_batch<'d>(picks: impl Iterator<Item = (&'d Distinct, u64)>) -> Value {
     Value::List(
         picks
-            .iter()
-            .map(|(index, seed)| {
-                let (name, args) = index.get(distinct);
+            .map(|((name, args), seed)| {
                 let mut call = Object::new();
                 call.insert("name".into(), Value::Str(name.clone()));
                 if let Some(args) = args {
                     call.insert(
                         "args".into(),
-                        permute_keys(&Value::Object(args.clone()), *seed),
+                        permute_keys(&Value::Object(args.clone()), seed),
                     );
                 }
                 Value::Object(call)

@@ -29,18 +29,56 @@ pub fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => prop::sample::select(vec!["a", "b", "c", "A", "B", "q", "_", "city", "é", "😀", "\u{ffff}"])
             .prop_map(str::to_owned),
+        1 => prop::sample::select(super::calls::EQUIVALENT.to_vec()).prop_map(str::to_owned),
         1 => tricky_string(6),
     ]
 }
 
-/// Integers of any size (up to 60 digits; CPython refuses more than 4300), and the small
-/// ones that collide with floats and booleans.
+/// Integers of any size up to the 4,300 digits CPython converts (SPEC.md, Numbers), and the
+/// small ones that collide with floats and booleans.
 pub fn int() -> impl Strategy<Value = Int> {
     prop_oneof![
-        3 => (-3i64..=3).prop_map(Int::from),
-        2 => any::<i64>().prop_map(Int::from),
-        1 => ("-?[1-9][0-9]{18,59}").prop_map(|digits| Int::from_literal(&digits).expect("digits")),
+        15 => (-3i64..=3).prop_map(Int::from),
+        10 => any::<i64>().prop_map(Int::from),
+        5 => ("-?[1-9][0-9]{18,59}").prop_map(|digits| Int::from_literal(&digits).expect("digits")),
+        1 => (any::<bool>(), 1000usize..=4300, any::<u64>()).prop_map(|(negative, len, seed)| long_int(negative, len, seed)),
     ]
+}
+
+/// An integer of exactly `len` digits (1,000 to 4,300: near CPython's limit), its digits
+/// drawn from the seed.
+fn long_int(negative: bool, len: usize, seed: u64) -> Int {
+    let mut digits = String::with_capacity(len + 1);
+    if negative {
+        digits.push('-');
+    }
+    let mut state = seed | 1;
+    for i in 0..len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let digit = (state % 10) as u8;
+        digits.push(char::from(b'0' + if i == 0 { digit.max(1) } else { digit }));
+    }
+    Int::from_literal(&digits).expect("digits")
+}
+
+/// Args nested 17 to 40 objects deep, each level's keys in unsorted order (`z` before `a`),
+/// with a value at the bottom: a canonical form that stops sorting at some depth shows.
+pub fn deep_args() -> impl Strategy<Value = Object> {
+    (17u32..=40, value(1)).prop_map(|(depth, leaf)| {
+        let mut inner = leaf;
+        for level in 0..depth {
+            let mut object = Object::new();
+            object.insert("z".into(), inner);
+            object.insert("a".into(), Value::from(i64::from(level)));
+            inner = Value::Object(object);
+        }
+        match inner {
+            Value::Object(object) => object,
+            _ => unreachable!("depth is at least 17"),
+        }
+    })
 }
 
 /// Floats of every magnitude: any bit pattern (subnormals included) but NaN, the classic

@@ -6,7 +6,7 @@ mod dedup;
 mod execute;
 mod execution;
 pub mod input;
-mod python;
+pub(crate) mod python;
 mod python_unicode;
 mod sandbox;
 

@@ -1,6 +1,8 @@
-//! The few pieces of CPython's `str` behaviour the sandbox shows: `repr`, `strip`, `lower`.
+//! The few pieces of CPython's behaviour the sandbox and scripted exceptions show: `repr`
+//! and `str` of the values `json.loads` makes, `strip`, `lower`.
 
 use super::python_unicode::{NOT_PRINTABLE, SPACE};
+use crate::json::{python_repr, Value};
 use std::fmt::Write;
 
 fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
@@ -76,9 +78,52 @@ pub fn repr_str(s: &str) -> String {
     out
 }
 
+/// `repr(v)` of a value as `json.loads` makes it: `None`, `True`, ints in decimal, floats as
+/// `repr(float)` (`inf`, `nan`), strings as [`repr_str`], lists and dicts with `, ` and `: `.
+pub fn repr_value(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Int(int) => int.as_str().to_owned(),
+        Value::Float(float) => python_repr(*float),
+        Value::Str(text) => repr_str(text),
+        Value::List(items) => {
+            let items: Vec<String> = items.iter().map(repr_value).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(object) => {
+            let entries: Vec<String> = object
+                .iter()
+                .map(|(k, v)| format!("{}: {}", repr_str(k), repr_value(v)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+    }
+}
+
+/// `str(v)`: a string unchanged, anything else as [`repr_value`].
+pub fn str_value(value: &Value) -> String {
+    match value {
+        Value::Str(text) => text.clone(),
+        other => repr_value(other),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repr_of_values_follows_cpython() {
+        let value =
+            crate::json::parse(r#"[null, true, 1, 1.0, 1e400, "it's", {"k": [false]}]"#).unwrap();
+        assert_eq!(
+            repr_value(&value),
+            "[None, True, 1, 1.0, inf, \"it's\", {'k': [False]}]"
+        );
+        assert_eq!(str_value(&Value::from("x")), "x");
+    }
 
     #[test]
     fn repr_follows_cpython() {

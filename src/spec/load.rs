@@ -1,7 +1,7 @@
 //! Loading and checking the specification: requirements, every case file, and the links
 //! between them. Every problem found is reported at once, each with its file and case.
 
-use super::model::{Answer, CaseFile, DedupCase, Dispatch, ExecCase};
+use super::model::{Answer, CaseFile, DedupCase, Dispatch, ExceptionClass, ExecCase, ToolScript};
 use super::requirements::{Function, Requirement, RequirementsFile};
 use super::source::Source;
 use crate::json::{self, Value};
@@ -302,7 +302,31 @@ fn case_problems(case: &SpecCase) -> Vec<String> {
         Case::Exec(exec) => exec_problems(exec, &mut problems),
         Case::Dedup(dedup) => dedup_problems(dedup, &mut problems),
     }
+    let whole = match &case.case {
+        Case::Exec(exec) => json::to_value(exec),
+        Case::Dedup(dedup) => json::to_value(dedup),
+    };
+    if let Some(digits) = longest_integer(&whole).filter(|&d| d > MAX_INTEGER_DIGITS) {
+        problems.push(format!(
+            "holds an integer of {digits} digits; CPython converts at most \
+             {MAX_INTEGER_DIGITS} (SPEC.md, Numbers)"
+        ));
+    }
     problems
+}
+
+/// The most digits CPython's `int`/`str` conversion (and so `json`) accepts by default:
+/// "any size" in RULINGS B2 stops here (SPEC.md, Numbers).
+pub const MAX_INTEGER_DIGITS: usize = crate::runner::bounds::MAX_INTEGER_DIGITS;
+
+/// The digit count (sign excluded) of the longest integer anywhere in `value`.
+fn longest_integer(value: &Value) -> Option<usize> {
+    match value {
+        Value::Int(int) => Some(int.as_str().trim_start_matches('-').len()),
+        Value::List(items) => items.iter().filter_map(longest_integer).max(),
+        Value::Object(object) => object.values().filter_map(longest_integer).max(),
+        _ => None,
+    }
 }
 
 fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
@@ -327,18 +351,20 @@ fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
         }
     }
     if let Dispatch::Scripted { tools } = &case.dispatch {
+        raise_problems(tools, problems);
         for (name, script) in tools {
             let answers = script.responses.iter().flat_map(|r| &r.answers);
             if answers.clone().any(|a| {
+                // A raise is fine: dispatch answers it with `error: <message>` (SPEC.md).
                 !matches!(
                     a,
                     Answer::Return {
                         value: Value::Str(_)
-                    }
+                    } | Answer::Raise { .. }
                 )
             }) {
                 problems.push(format!(
-                    "scripted dispatch tool `{name}` must only return strings"
+                    "scripted dispatch tool `{name}` must only return strings (or raise)"
                 ));
             }
         }
@@ -354,9 +380,45 @@ fn dedup_problems(case: &DedupCase, problems: &mut Vec<String>) {
             problems.push(format!("batch {}: outside the domain: {error}", index + 1));
         }
     }
+    raise_problems(&case.tools, problems);
     for (name, script) in &case.tools {
         if script.responses.iter().any(|r| r.answers.is_empty()) {
             problems.push(format!("tool `{name}` has a response without answers"));
+        }
+    }
+}
+
+/// A `raise` answer's `message` must be what CPython's `str()` gives for its class and args
+/// (RULINGS B7a), so that every adapter, whether it builds the real exception or only
+/// carries the message, shows the same text.
+fn raise_problems(tools: &indexmap::IndexMap<String, ToolScript>, problems: &mut Vec<String>) {
+    for (name, script) in tools {
+        for answer in script.responses.iter().flat_map(|r| &r.answers) {
+            let Answer::Raise {
+                message,
+                exception,
+                args,
+            } = answer
+            else {
+                continue;
+            };
+            let class = exception.unwrap_or(ExceptionClass::RuntimeError);
+            let args = args
+                .clone()
+                .unwrap_or_else(|| vec![Value::from(message.as_str())]);
+            if let Some(shown) = class.python_str(&args) {
+                if &shown != message {
+                    problems.push(format!(
+                        "tool `{name}` raises {}{}, whose str() is {shown:?}, not the message {message:?}",
+                        class.name(),
+                        crate::reference::python::repr_value(&Value::List(args.clone()))
+                            .replacen('[', "(", 1)
+                            .trim_end_matches(']')
+                            .to_owned()
+                            + ")"
+                    ));
+                }
+            }
         }
     }
 }

@@ -13,8 +13,8 @@ mod source;
 pub use glob::glob_match;
 pub use load::{Case, Location, Spec, SpecCase, SpecError};
 pub use model::{
-    Answer, CaseFile, DedupBatch, DedupCase, DedupInvocation, Dispatch, ExecBatch, ExecCase,
-    ExecInvocation, Response, ToolScript,
+    Answer, CaseFile, DedupBatch, DedupCase, DedupInvocation, Dispatch, ExceptionClass, ExecBatch,
+    ExecCase, ExecInvocation, Response, ToolScript,
 };
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};

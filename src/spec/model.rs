@@ -154,8 +154,64 @@ pub struct Response {
 pub enum Answer {
     /// Returns the value.
     Return { value: Value },
-    /// Raises an exception whose `str()` is the message.
-    Raise { message: String },
+    /// Raises an exception whose `str()` is `message` (RULINGS B7a): by default
+    /// `RuntimeError(message)`; with `exception` and `args`, that class called with those
+    /// args, and then `message` must be what CPython's `str()` gives for it.
+    Raise {
+        /// `str(exception)`: what a `run_parallel_calls` result shows after `error: `, and
+        /// what a scripted `dispatch` returns after `error: `.
+        message: String,
+        /// The exception's class; `RuntimeError` when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exception: Option<ExceptionClass>,
+        /// The arguments the exception is raised with (`e.args`); `[message]` when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        args: Option<Vec<Value>>,
+    },
+}
+
+/// The exception classes a scripted tool can raise: each is a subclass of `Exception`, so
+/// inside the suite's domain (RULINGS B7a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum ExceptionClass {
+    /// `str()` is `''` with no args, `str(args[0])` with one, the tuple's repr with more.
+    RuntimeError,
+    /// Like `RuntimeError`.
+    ValueError,
+    /// Like `RuntimeError`, except that with one arg `str()` is `repr(args[0])`: `KeyError('x')`
+    /// shows `'x'` with its quotes.
+    KeyError,
+    /// A subclass of `Exception` with its own `__str__`, which returns `message` whatever the
+    /// args are (so `str(e)` and `e.args[0]` differ).
+    ToolError,
+}
+
+impl ExceptionClass {
+    /// The class name, as `type(e).__name__` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExceptionClass::RuntimeError => "RuntimeError",
+            ExceptionClass::ValueError => "ValueError",
+            ExceptionClass::KeyError => "KeyError",
+            ExceptionClass::ToolError => "ToolError",
+        }
+    }
+
+    /// CPython's `str()` of this class raised with `args`; `None` for `ToolError`, whose
+    /// `__str__` is its own.
+    pub fn python_str(self, args: &[Value]) -> Option<String> {
+        use crate::reference::python::{repr_value, str_value};
+        Some(match (self, args) {
+            (ExceptionClass::ToolError, _) => return None,
+            (_, []) => String::new(),
+            (ExceptionClass::KeyError, [one]) => repr_value(one),
+            (_, [one]) => str_value(one),
+            (_, several) => {
+                let items: Vec<String> = several.iter().map(repr_value).collect();
+                format!("({})", items.join(", "))
+            }
+        })
+    }
 }
 
 /// Schemas of the fields kept as raw values (so their number literals survive): they state

@@ -96,7 +96,7 @@ pub fn tool_answer(
 ) -> Result<Value, String> {
     match scripted_answer(script, key, nth) {
         Some(Answer::Return { value }) => Ok(value.clone()),
-        Some(Answer::Raise { message }) => Err(message.clone()),
+        Some(Answer::Raise { message, .. }) => Err(message.clone()),
         None => Err(format!("parcall: no scripted answer for {name}({key})")),
     }
 }
@@ -167,7 +167,7 @@ pub fn dispatch_answer(tool: &str, script: &ToolScript, key: &str, nth: usize) -
         }) => text.clone(),
         // The loader refuses scripted dispatch answers that are not strings.
         Some(Answer::Return { value }) => value.to_string(),
-        Some(Answer::Raise { message }) => format!("error: {message}"),
+        Some(Answer::Raise { message, .. }) => format!("error: {message}"),
         None => format!("error: parcall: no scripted answer for {tool}({key})"),
     }
 }

@@ -23,6 +23,7 @@ delete process.env.PARCALL_PROTOCOL_FDS;
 // JSON in Python's dialect, remembering the source text of every object and array
 // ---------------------------------------------------------------------------------------
 const SOURCE = new WeakMap();
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 
 function parse(text) {
   let i = 0;
@@ -64,7 +65,10 @@ function parse(text) {
     for (const [word, v] of [["null", null], ["true", true], ["false", false], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]]) {
       if (text.startsWith(word, i)) { i += word.length; return v; }
     }
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/.exec(text.slice(i, i + 400));
+    // Sticky, on the whole text: a number may have thousands of digits (integers up to the
+    // 4,300 CPython converts), so no window of the text may cut it.
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
     if (!m) fail("expected a value");
     i += m[0].length;
     return Number(m[0]);
@@ -162,19 +166,50 @@ for (const name of ["log", "info", "warn", "error", "debug"]) console[name] = (.
 // ---------------------------------------------------------------------------------------
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
+// A `raise` answer names a Python exception class and its args; JavaScript has no such
+// classes, so each is an Error subclass of that name whose message is Python's str(e)
+// (the answer's message) and whose `args` are the args: KeyError('x') has message 'x'
+// with its quotes, args ["x"].
+const errorClasses = new Map();
+function scriptedError(answer) {
+  const kind = answer.exception ?? "RuntimeError";
+  if (!errorClasses.has(kind)) {
+    const named = { [kind]: class extends Error {} }[kind];
+    Object.defineProperty(named.prototype, "name", { value: kind });
+    errorClasses.set(kind, named);
+  }
+  const error = new (errorClasses.get(kind))(answer.message);
+  error.args = answer.args ?? [answer.message];
+  return error;
+}
+
 class Scripts {
-  constructor(tools) { this.tools = tools; this.counts = new Map(); this.invocations = []; }
+  constructor(tools) {
+    this.tools = tools; this.counts = new Map(); this.invocations = [];
+    // Per tool: the first response index for each canonical args and the first without
+    // args, so a case scripting hundreds of responses is answered in constant time.
+    this.first = new Map();
+    for (const [name, script] of Object.entries(tools)) {
+      const byKey = new Map(); let anyArgs;
+      script.responses.forEach((r, i) => {
+        if (!("args" in r)) { if (anyArgs === undefined) anyArgs = i; }
+        else { const k = canonical(r.args); if (!byKey.has(k)) byKey.set(k, i); }
+      });
+      this.first.set(name, { byKey, anyArgs });
+    }
+  }
   answer(name, args, record) {
     this.invocations.push(record);
     const key = `${name}\u0000${canonical(args)}`;
     const n = this.counts.get(key) ?? 0;
     this.counts.set(key, n + 1);
-    const script = typeof name === "string" ? this.tools[name] : undefined;
+    const script = typeof name === "string" && Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
     if (!script) return undefined;
     if (script.latency_ms) Atomics.wait(sleeper, 0, 0, script.latency_ms);
-    const argsKey = canonical(args);
-    const response = script.responses.find((r) => !("args" in r) || canonical(r.args) === argsKey);
-    if (!response) return undefined;
+    const { byKey, anyArgs } = this.first.get(name);
+    const matches = [byKey.get(canonical(args)), anyArgs].filter((i) => i !== undefined);
+    if (matches.length === 0) return undefined;
+    const response = script.responses[Math.min(...matches)];
     return response.answers[Math.min(n, response.answers.length - 1)];
   }
   take() { const taken = this.invocations; this.invocations = []; return taken; }
@@ -191,7 +226,7 @@ class Scripts {
     return (args) => {
       const answer = this.answer(name, args, `{"name": ${JSON.stringify(name)}, "args": ${snapshot(args).raw}}`);
       if (!answer) throw new Error(`parcall: no scripted answer for ${name}(${canonical(args)})`);
-      if (answer.type === "raise") throw new Error(answer.message);
+      if (answer.type === "raise") throw scriptedError(answer);
       return answer.value;
     };
   }

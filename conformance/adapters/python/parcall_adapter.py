@@ -165,6 +165,27 @@ def canonical(value):
 # ------------------------------------------------------------------------------------------
 # Tools: answered from the case's scripts, every invocation recorded
 # ------------------------------------------------------------------------------------------
+class ToolError(Exception):
+    """A scripted exception with its own __str__ (the answer's message), whatever its args."""
+
+    def __init__(self, message, *args):
+        super().__init__(*args)
+        self._message = message
+
+    def __str__(self):
+        return self._message
+
+
+def scripted_exception(answer):
+    """The real exception a `raise` answer names (RuntimeError, ValueError, KeyError or
+    ToolError) called with its args, so str(e), e.args and type(e) are CPython's own."""
+    kind = answer.get("exception", "RuntimeError")
+    args = answer.get("args", [answer["message"]])
+    if kind == "ToolError":
+        return ToolError(answer["message"], *args)
+    return {"RuntimeError": RuntimeError, "ValueError": ValueError, "KeyError": KeyError}[kind](*args)
+
+
 class Scripts:
     """The case's tool scripts. Counters live for the whole case, so successive batches see
     successive answers; everything is thread-safe, since implementations may run calls
@@ -172,8 +193,18 @@ class Scripts:
 
     def __init__(self, tools):
         self.tools = tools
-        self.keys = {name: [None if "args" not in r else canonical(r["args"]) for r in script["responses"]]
-                     for name, script in tools.items()}
+        # Per tool: the index of the first response with each canonical args, and of the
+        # first response without args; the answer comes from whichever is first, looked up
+        # in constant time (a case may script hundreds of responses).
+        self.first = {}
+        for name, script in tools.items():
+            by_key, any_args = {}, None
+            for index, response in enumerate(script["responses"]):
+                if "args" not in response:
+                    any_args = index if any_args is None else any_args
+                else:
+                    by_key.setdefault(canonical(response["args"]), index)
+            self.first[name] = (by_key, any_args)
         self.counts = {}
         self.invocations = []
         self.lock = threading.Lock()
@@ -190,11 +221,12 @@ class Scripts:
         latency = script.get("latency_ms", 0)
         if latency:
             time.sleep(latency / 1000.0)  # outside the lock: concurrent calls overlap
-        for response, response_key in zip(script["responses"], self.keys[name]):
-            if response_key is None or response_key == key:
-                answers = response["answers"]
-                return answers[min(n, len(answers) - 1)]
-        return None
+        by_key, any_args = self.first[name]
+        matches = [i for i in (by_key.get(key), any_args) if i is not None]
+        if not matches:
+            return None
+        answers = script["responses"][min(matches)]["answers"]
+        return answers[min(n, len(answers) - 1)]
 
     def take_invocations(self):
         with self.lock:
@@ -219,7 +251,7 @@ class Scripts:
             if answer is None:
                 raise RuntimeError("parcall: no scripted answer for %s(%s)" % (name, canonical(args)))
             if answer["type"] == "raise":
-                raise RuntimeError(answer["message"])
+                raise scripted_exception(answer)
             return copy.deepcopy(answer["value"])
         tool.__name__ = name if name.isidentifier() else "tool"
         return tool

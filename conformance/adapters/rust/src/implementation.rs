@@ -72,7 +72,7 @@ fn dumps(value: &Value) -> String {
 /// RULINGS B: each distinct call (by canonical key) runs once; duplicates share the result.
 pub fn run_parallel_calls(
     known: &dyn Fn(&str) -> bool,
-    invoke: &dyn Fn(&str, &Value) -> Result<Value, String>,
+    invoke: &dyn Fn(&str, &Value) -> Result<Value, crate::ToolError>,
     calls: &[Value],
 ) -> Value {
     let mut cache = Map::new();
@@ -86,7 +86,7 @@ pub fn run_parallel_calls(
         let result = if !known(name) {
             json!(format!("error: unknown tool '{name}'"))
         } else {
-            invoke(name, &args).unwrap_or_else(|message| json!(format!("error: {message}")))
+            invoke(name, &args).unwrap_or_else(|error| json!(format!("error: {error}")))
         };
         cache.insert(key, result);
     }

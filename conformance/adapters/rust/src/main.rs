@@ -14,6 +14,35 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::fd::FromRawFd;
 use std::sync::Mutex;
 
+/// What a scripted tool raises: Rust has no exceptions, so a `raise` answer is an `Err` of
+/// this type, carrying the Python class it names, its args and `str()` of it (`message`,
+/// which is also what it displays: `KeyError('x')` displays `'x'`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    pub class: String,
+    pub args: Vec<Value>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl ToolError {
+    fn from_answer(answer: &Value) -> ToolError {
+        let message = answer["message"].as_str().unwrap_or_default().to_owned();
+        ToolError {
+            class: answer["exception"].as_str().unwrap_or("RuntimeError").to_owned(),
+            args: answer["args"].as_array().cloned().unwrap_or_else(|| vec![json!(message)]),
+            message,
+        }
+    }
+}
+
 /// The case's tool scripts, with invocation counters and the log of invocations.
 struct Scripts {
     tools: Map<String, Value>,
@@ -67,11 +96,14 @@ impl Scripts {
         }
     }
 
-    fn invoke(&self, name: &str, args: &Value) -> Result<Value, String> {
+    fn invoke(&self, name: &str, args: &Value) -> Result<Value, ToolError> {
         match self.answer(name, args, json!({"name": name, "args": args})) {
             Some(answer) if answer["type"] == "return" => Ok(answer["value"].clone()),
-            Some(answer) => Err(answer["message"].as_str().unwrap_or_default().to_owned()),
-            None => Err(format!("parcall: no scripted answer for {name}({})", canonical(args))),
+            Some(answer) => Err(ToolError::from_answer(&answer)),
+            None => {
+                let message = format!("parcall: no scripted answer for {name}({})", canonical(args));
+                Err(ToolError { class: "RuntimeError".to_owned(), args: vec![json!(message)], message })
+            }
         }
     }
 }
