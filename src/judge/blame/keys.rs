@@ -26,6 +26,9 @@ pub(super) enum Departure {
     OneNumberType,
     AbsentArgsNull,
     AbsentArgsEmpty,
+    /// Found by reading the key back: the args it holds differ from the call's only in
+    /// numbers (the requirement says which kind) or only in the order of keys somewhere.
+    ReadBack(&'static str),
 }
 
 impl Departure {
@@ -42,6 +45,7 @@ impl Departure {
             Departure::NotAscii | Departure::UppercaseHex => vec![DEDUP_KEY_ASCII],
             Departure::PythonLiterals => vec![DEDUP_KEY_LITERALS],
             Departure::AbsentArgsNull | Departure::AbsentArgsEmpty => vec![DEDUP_KEY_ARGS_DEFAULT],
+            Departure::ReadBack(requirement) => vec![requirement],
             Departure::OneNumberType => {
                 let mut numbers = Numbers::default();
                 if let Some(args) = args {
@@ -96,6 +100,15 @@ impl Departure {
                     .into()
             }
             Departure::AbsentArgsNull => "a call without args is keyed with null, not {}".into(),
+            Departure::ReadBack(DEDUP_KEY_ORDER) => {
+                "read back, the key holds the call's args with keys in another order somewhere (not sorted by code point at every depth)".into()
+            }
+            Departure::ReadBack(DEDUP_NUMBER_INT) => {
+                "read back, the key holds an integer other than the call's: integers are written exactly, at any size".into()
+            }
+            Departure::ReadBack(_) => {
+                "read back, the key holds a number other than the call's: a float is written as its repr".into()
+            }
             Departure::AbsentArgsEmpty => {
                 "a call without args is keyed with nothing between the parentheses, not {}".into()
             }
@@ -290,6 +303,8 @@ impl KeyStyle {
             Departure::OneNumberType => self.one_number_type = true,
             Departure::AbsentArgsNull => self.absent = "null",
             Departure::AbsentArgsEmpty => self.absent = "",
+            // Not a way of writing: found by reading a key back.
+            Departure::ReadBack(_) => {}
         }
         self
     }
@@ -544,6 +559,90 @@ pub(super) fn keys_given(
         .collect()
 }
 
+/// Reads an entry's key back as `name(args)` and compares its args with the call's: when
+/// they differ only in numbers, or hold the same values with keys in another order
+/// somewhere, the key is this call's, written against that rule. `None` otherwise.
+pub(super) fn read_back(call: &DedupCall, key: &str) -> Option<Departure> {
+    let args_text = key.strip_prefix(call.name.as_str())?.strip_prefix('(')?.strip_suffix(')')?;
+    let written = crate::json::parse(args_text).ok()?;
+    let empty = Object::new();
+    let args = Value::Object(call.args.clone().unwrap_or(empty));
+    if written == args {
+        // Same values: the text departs in how it orders keys, if it is canonical
+        // otherwise (the enumerated departures cover the rest).
+        let canonical = crate::json::dumps(&written, crate::json::Style::CANONICAL);
+        let as_read = crate::json::dumps(&written, crate::json::Style::PYTHON);
+        return (as_read == args_text && canonical != args_text)
+            .then_some(Departure::ReadBack(DEDUP_KEY_ORDER));
+    }
+    let mut kinds = Vec::new();
+    numbers_apart(&args, &written, &mut kinds).then_some(())?;
+    if kinds.contains(&DEDUP_NUMBER_INT) {
+        Some(Departure::ReadBack(DEDUP_NUMBER_INT))
+    } else {
+        kinds.first().map(|k| Departure::ReadBack(k))
+    }
+}
+
+/// Whether a number written in a key is plausibly the call's own, rounded or respelled:
+/// the same sign and size and the same leading digits.
+fn near(call: &Value, written: &Value) -> bool {
+    let digits = |v: &Value| -> Option<(bool, String, i64)> {
+        // (negative, leading significant digits, decimal exponent)
+        let text = match v {
+            Value::Int(i) => i.as_str().to_owned(),
+            Value::Float(f) if f.is_finite() => format!("{f:e}"),
+            _ => return None,
+        };
+        let negative = text.starts_with('-');
+        let body = text.trim_start_matches('-');
+        let (mantissa, exponent) = match body.split_once('e') {
+            Some((m, e)) => (m.replace('.', ""), e.parse::<i64>().ok()?),
+            None => (body.to_owned(), body.len() as i64 - 1),
+        };
+        let significant: String = mantissa.trim_start_matches('0').chars().take(8).collect();
+        Some((negative, significant, exponent))
+    };
+    match (digits(call), digits(written)) {
+        // A rounding may drop or carry one digit.
+        (Some(a), Some(b)) => a.0 == b.0 && a.1.get(..6) == b.1.get(..6) && (a.2 - b.2).abs() <= 1,
+        // An integer too long for a double, written as one: infinite, same sign.
+        (Some((negative, _, exponent)), None) => {
+            exponent > 308
+                && matches!(written, Value::Float(f) if f.is_infinite() && (*f < 0.0) == negative)
+        }
+        _ => false,
+    }
+}
+
+/// Whether two values differ only in numbers (same shape, same keys, same strings),
+/// collecting which number rule each difference is about.
+fn numbers_apart(call: &Value, written: &Value, kinds: &mut Vec<&'static str>) -> bool {
+    match (call, written) {
+        (Value::Int(_), Value::Int(_) | Value::Float(_)) => {
+            if call != written {
+                kinds.push(DEDUP_NUMBER_INT);
+            }
+            near(call, written)
+        }
+        (Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            if call != written {
+                kinds.push(DEDUP_NUMBER_FLOAT);
+            }
+            near(call, written)
+        }
+        (Value::List(a), Value::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| numbers_apart(x, y, kinds))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, x)| b.get(k).is_some_and(|y| numbers_apart(x, y, kinds)))
+        }
+        _ => call == written,
+    }
+}
+
 /// Two departures of the same setting cannot combine.
 fn same_kind(a: Departure, b: Departure) -> bool {
     use Departure::*;
@@ -557,6 +656,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         PythonLiterals => 6,
         OneNumberType => 7,
         AbsentArgsNull | AbsentArgsEmpty => 8,
+        ReadBack(_) => 9,
     };
     kind(a) == kind(b)
 }

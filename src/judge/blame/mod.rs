@@ -63,6 +63,7 @@ pub mod ids {
     /// provided sandbox (checked against the reference) or grant a freedom (a MAY).
     pub const CHECKED: &[&str] = &[
         EXEC_OUTPUT_COUNT,
+        EXEC_OUTPUT_ORDER,
         EXEC_OUTPUT_SHAPE,
         EXEC_ID_GIVEN,
         EXEC_ID_GENERATED,
