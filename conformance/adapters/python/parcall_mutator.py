@@ -29,12 +29,19 @@ REPLACED = ("dispatch",)
 # Operators, as reports and the equivalent-mutants file name them.
 COMPARE, CONSTANT, BOOLEAN, NEGATE = "compare", "constant", "boolean", "negate"
 DELETE, LOOP, KEYWORD, RETURN, HANDLER = "delete", "loop-control", "keyword", "return", "handler"
+DEFAULT, ARITHMETIC = "default", "arithmetic"
 
 FLIPS = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
     ast.In: ast.NotIn, ast.NotIn: ast.In,
 }
+# Flipping these is the same program as negating the comparison: negation is left out.
+NEGATIONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+ARITHMETIC_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add}
+# Calls whose last positional argument is a default (`d.get(k, {})`, `enumerate(xs, 1)`):
+# dropping it is a plausible bug, where dropping any other argument is only a TypeError.
+DEFAULTED = {"get": 2, "pop": 2, "setdefault": 2, "getattr": 3, "next": 2, "enumerate": 2}
 # Simple statements whose deletion is a mutant (`return`, `continue` and `break` have their
 # own operators; deleting an import or a declaration is a NameError, not a plausible bug).
 DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Assert, ast.Delete)
@@ -88,7 +95,10 @@ def header(node):
         word = "if" if isinstance(node, ast.If) else "while"
         return "%s %s:" % (word, ast.unparse(node.test))
     if isinstance(node, (ast.For, ast.AsyncFor)):
-        return "for %s in %s:" % (ast.unparse(node.target), ast.unparse(node.iter))
+        target = node.target
+        names = ", ".join(ast.unparse(e) for e in target.elts) if isinstance(target, ast.Tuple) \
+            else ast.unparse(target)
+        return "for %s in %s:" % (names, ast.unparse(node.iter))
     if isinstance(node, (ast.With, ast.AsyncWith)):
         return "with %s:" % ", ".join(ast.unparse(item) for item in node.items)
     if isinstance(node, TRY_NODES):
@@ -178,7 +188,15 @@ class Walker:
             add(BOOLEAN, ast.BoolOp(op=other, values=node.values))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             add(NEGATE, node.operand)
+        elif isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC_SWAPS:
+            add(ARITHMETIC, ast.BinOp(left=node.left, op=ARITHMETIC_SWAPS[type(node.op)](), right=node.right))
         elif isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                node.func.id if isinstance(node.func, ast.Name) else None
+            if DEFAULTED.get(called) == len(node.args) and not any(isinstance(a, ast.Starred) for a in node.args):
+                new = copy.copy(node)
+                new.args = node.args[:-1]
+                add(DEFAULT, new)
             for i, keyword in enumerate(node.keywords):
                 if keyword.arg is not None:
                     new = copy.copy(node)
@@ -201,6 +219,8 @@ class Walker:
             tests.extend(("ifs", i, test) for i, test in enumerate(node.ifs))
         for name, i, test in tests:
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                continue
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], NEGATIONS):
                 continue
             anchor_here = anchor if not isinstance(node, ast.stmt) else node
             self.add(scope, NEGATE, node, name, i, ast.UnaryOp(op=ast.Not(), operand=test), anchor_here)
