@@ -315,17 +315,15 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 
 /// The equivalents-file entry for a mutant, with the reason left to write.
 fn entry_json(id: &MutantId) -> String {
-    let mut entry = serde_json::json!({
-        "scope": id.scope,
-        "operator": id.operator,
-        "original": id.original,
-        "mutated": id.mutated,
-    });
-    if id.occurrence > 1 {
-        entry["occurrence"] = id.occurrence.into();
-    }
-    entry["reason"] = "WHY NO INPUT CAN TELL IT APART".into();
-    entry.to_string()
+    let entry = super::equivalents::Entry {
+        scope: id.scope.clone(),
+        operator: id.operator.clone(),
+        original: id.original.clone(),
+        mutated: id.mutated.clone(),
+        occurrence: id.occurrence,
+        reason: "WHY NO INPUT CAN TELL IT APART".into(),
+    };
+    serde_json::to_string(&entry).unwrap_or_default()
 }
 
 fn clipped(text: &str, max: usize) -> String {
