@@ -406,3 +406,47 @@ fn the_mutator_passes_its_python_unit_tests() {
         .expect("python3 runs");
     assert!(output.status.success(), "{}", text(&output));
 }
+
+/// The figures SPEC.md publishes are what the command it gives says today.
+#[test]
+fn spec_md_publishes_the_example_solutions_figures() {
+    let output = mutate(
+        &[
+            "conformance/examples/python/solution.py",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let report = report(&output);
+    let c = &report["counts"];
+    let percent = |v: &serde_json::Value| format!("{:.1}%", v.as_f64().unwrap());
+    let table = format!(
+        "| mutants of `solution.py` | count |\n\
+         | --- | --- |\n\
+         | made (that compile) | {} |\n\
+         | killed by the fixed cases | {} |\n\
+         | killed only by generated cases | {} |\n\
+         | survived | {} |\n\
+         | equivalent (listed with a reason) | {} |\n\
+         | **score, fixed cases alone** | **{}** |\n\
+         | **score, fixed and generated cases** | **{}** |\n",
+        c["made"],
+        c["killed_by_fixed"],
+        c["killed_only_by_generated"],
+        c["survived"],
+        c["equivalent"],
+        percent(&report["score"]["fixed"]),
+        percent(&report["score"]["fixed_and_generated"]),
+    );
+    let spec = std::fs::read_to_string(root().join("spec/SPEC.md")).unwrap();
+    assert!(
+        spec.contains(&table),
+        "SPEC.md's mutation figures are out of date; they are now:\n{table}"
+    );
+    // The goal of issue #16: at least 95% killed by the fixed cases alone.
+    assert!(report["score"]["fixed"].as_f64().unwrap() >= 95.0);
+}
