@@ -7,6 +7,7 @@ use crate::mutate::equivalents::{self, EquivalentsFile};
 use crate::mutate::mutator::{self, Made};
 use crate::mutate::{render, run_all, Trial, Workspace};
 use crate::process::Limits;
+use crate::report::escape;
 use crate::runner::Settings;
 use crate::spec::Function;
 use crate::subject::environment::EnvPolicy;
@@ -20,7 +21,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let setup = match Setup::new(&args) {
         Ok(setup) => setup,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", escape::text(&message));
             return Ok(exit::USAGE);
         }
     };
@@ -58,7 +59,8 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let functions = match baseline(&trial, &workspace, &source) {
         Ok(functions) => functions,
         Err(message) => {
-            eprintln!("error: {}: {message}", args.module.display());
+            let message = format!("{}: {message}", args.module.display());
+            eprintln!("error: {}", escape::text(&message));
             return Ok(exit::USAGE);
         }
     };

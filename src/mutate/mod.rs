@@ -19,7 +19,6 @@ use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// What names a mutant across runs and edits elsewhere in the module: where (the function
@@ -96,6 +95,8 @@ pub struct Trial<'a> {
 /// readable, little enough that a mutant costs seconds.
 const SHRINK_RUNS: usize = 300;
 const SHRINK_BUDGET: Duration = Duration::from_secs(10);
+/// Fixed cases sent at once; the check stops after the first batch with a failure.
+const FIXED_BATCH: usize = 16;
 
 impl Trial<'_> {
     /// The fixed cases of `functions`.
@@ -170,12 +171,16 @@ impl Trial<'_> {
 
     /// The fixed cases, then (when they all pass) the generated ones.
     fn run(&self, runner: &mut Runner<'_>, functions: &[Function]) -> Fate {
-        let results = runner.run_cases(&self.fixed(functions));
-        if let Some(failed) = results.iter().find(|r| !r.outcome.is_pass()) {
-            return Fate::KilledByFixed {
-                case: failed.case.id().to_owned(),
-                outcome: failed.outcome.label().to_owned(),
-            };
+        // A few cases at a time (still pipelined within each batch), so most mutants die
+        // after their first batch instead of running every case.
+        for cases in self.fixed(functions).chunks(FIXED_BATCH) {
+            let results = runner.run_cases(cases);
+            if let Some(failed) = results.iter().find(|r| !r.outcome.is_pass()) {
+                return Fate::KilledByFixed {
+                    case: failed.case.id().to_owned(),
+                    outcome: failed.outcome.label().to_owned(),
+                };
+            }
         }
         if self.fuzz == 0 {
             return Fate::Survived;
@@ -241,7 +246,7 @@ impl Workspace {
 }
 
 /// Checks every mutant on `jobs` threads; the fates come back in the mutants' order.
-/// `on_done` is called as each finishes (progress displays).
+/// `on_done` is called with how many are done as each finishes (progress displays).
 pub fn run_all(
     trial: &Trial<'_>,
     workspace: &Workspace,
@@ -250,30 +255,26 @@ pub fn run_all(
     jobs: usize,
     on_done: &(dyn Fn(usize) + Sync),
 ) -> Vec<Fate> {
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(mutants.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, mutants.len().max(1)) {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(mutant) = mutants.get(index) else {
-                    break;
-                };
-                let label = format!("mutant-{index:05}");
-                let fate = match workspace.write(&label, &mutant.text) {
-                    Ok(path) => trial.mutant(&path, functions),
-                    Err(error) => Fate::NotRun {
-                        reason: format!("cannot write the mutant: {error}"),
-                    },
-                };
-                workspace.remove(&label);
-                let mut done = done.lock().unwrap_or_else(|p| p.into_inner());
-                done.push((index, fate));
-                on_done(done.len());
-            });
-        }
-    });
-    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
-    done.sort_by_key(|(index, _)| *index);
-    done.into_iter().map(|(_, fate)| fate).collect()
+    use rayon::prelude::*;
+    let done = AtomicUsize::new(0);
+    let check = |(index, mutant): (usize, &Mutant)| {
+        let label = format!("mutant-{index:05}");
+        let fate = match workspace.write(&label, &mutant.text) {
+            Ok(path) => trial.mutant(&path, functions),
+            Err(error) => Fate::NotRun {
+                reason: format!("cannot write the mutant: {error}"),
+            },
+        };
+        workspace.remove(&label);
+        on_done(done.fetch_add(1, Ordering::Relaxed) + 1);
+        fate
+    };
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(|| mutants.par_iter().enumerate().map(check).collect()),
+        // No threads to be had: one at a time.
+        Err(_) => mutants.iter().enumerate().map(check).collect(),
+    }
 }

@@ -176,6 +176,8 @@ pub fn make(
                         column: column.unwrap_or(0),
                         message,
                     }
+                } else if kind == "python" {
+                    MutatorError::Module(message)
                 } else {
                     MutatorError::Module(format!("{}: {message}", path.display()))
                 })

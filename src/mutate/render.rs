@@ -191,12 +191,13 @@ pub fn build(inputs: Inputs<'_>) -> Report {
 }
 
 /// A unified diff of the module and one mutant, two lines of context, headed by the
-/// module's name.
+/// module's name (escaped: a name holding a newline must not forge a line of the report).
 fn diff(module: &str, original: &str, mutant: &str) -> String {
+    let module = escape::line(module);
     TextDiff::from_lines(original, mutant)
         .unified_diff()
         .context_radius(2)
-        .header(module, &format!("{module} (mutant)"))
+        .header(&module, &format!("{module} (mutant)"))
         .to_string()
 }
 

@@ -415,6 +415,11 @@ def main():
         writer.flush()
 
     request = json.loads(reader.readline().decode("utf-8"))
+    if not hasattr(ast, "unparse"):
+        send({"type": "error", "kind": "python",
+              "message": "parcall mutate needs Python 3.9 or later (ast.unparse); --python runs %s"
+              % sys.version.split()[0]})
+        return 0
     entry = request.get("entry") or list(ENTRY)
     replaced = request.get("replaced") or list(REPLACED)
     try:
