@@ -97,6 +97,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         equivalents_file: equivalents.as_ref().map(|(p, _)| p.display().to_string()),
         source: &source,
         not_compiling: made.not_compiling,
+        not_written: made.unwritable,
         mutants: &made.mutants,
         fates: &fates,
         listed: &listed,
@@ -113,9 +114,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         other => other?,
     }
     Ok(match report.verdict {
-        "pass" => exit::SUCCESS,
-        "incomplete" => exit::INCOMPLETE,
-        _ => exit::DOES_NOT_CONFORM,
+        render::Verdict::Pass => exit::SUCCESS,
+        render::Verdict::Fail => exit::DOES_NOT_CONFORM,
+        render::Verdict::Incomplete => exit::INCOMPLETE,
     })
 }
 

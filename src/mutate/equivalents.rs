@@ -149,3 +149,76 @@ pub fn apply(
     }
     (listed, stale)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mutant(original: &str) -> Mutant {
+        Mutant {
+            id: MutantId {
+                scope: "f".into(),
+                operator: "keyword".into(),
+                original: original.into(),
+                mutated: "x".into(),
+                occurrence: 1,
+            },
+            line: 1,
+            end_line: 1,
+            text: String::new(),
+        }
+    }
+
+    fn entry(original: &str) -> Entry {
+        Entry {
+            scope: "f".into(),
+            operator: "keyword".into(),
+            original: original.into(),
+            mutated: "x".into(),
+            occurrence: 1,
+            reason: "why".into(),
+        }
+    }
+
+    #[test]
+    fn listed_survivors_are_equivalent_and_entries_that_no_longer_hold_are_stale() {
+        let mutants = [mutant("a"), mutant("b"), mutant("c")];
+        let fates = [
+            Fate::Survived,
+            Fate::KilledByFixed {
+                case: "dedup-key-001".into(),
+                outcome: "wrong output".into(),
+            },
+            Fate::Survived,
+        ];
+        let file = EquivalentsFile {
+            format: FORMAT.into(),
+            version: 1,
+            equivalent: vec![entry("a"), entry("b"), entry("gone")],
+        };
+        let (listed, stale) = apply(Some(&file), &mutants, &fates);
+        assert_eq!(listed, [Some("why".to_owned()), None, None]);
+        let problems: Vec<(&str, &str)> = stale
+            .iter()
+            .map(|s| (s.id.original.as_str(), s.problem.split(':').next().unwrap()))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                (
+                    "b",
+                    "it is killed by case dedup-key-001 (wrong output), so it is not equivalent"
+                ),
+                ("gone", "no such mutant is made any more")
+            ]
+        );
+    }
+
+    #[test]
+    fn the_default_file_sits_beside_the_module() {
+        assert_eq!(
+            default_path(Path::new("class/model.py")),
+            Path::new("class/model.equivalent-mutants.json")
+        );
+    }
+}

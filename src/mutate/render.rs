@@ -12,6 +12,29 @@ use std::io::{self, Write};
 
 pub const FORMAT: &str = "parcall-mutation-report";
 
+/// What became of one mutant, as the report says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    KilledByFixed,
+    KilledByGenerated,
+    Survived,
+    Equivalent,
+    NotRun,
+}
+
+/// The run's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every mutant not listed as equivalent was killed and the equivalents file holds.
+    Pass,
+    /// A survivor not listed, or an entry of the equivalents file that no longer holds.
+    Fail,
+    /// Some mutants could not be checked.
+    Incomplete,
+}
+
 /// The whole report, as `--format json` writes it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -31,9 +54,7 @@ pub struct Report {
     pub mutants: Vec<MutantReport>,
     /// Entries of the equivalents file that no longer hold (each fails the run).
     pub stale_equivalents: Vec<Stale>,
-    /// `pass`: every mutant not listed as equivalent was killed and the file holds;
-    /// `fail`: a survivor or a stale entry; `incomplete`: some mutants could not be checked.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     /// Always true: a truncated document lacks it.
     pub complete: bool,
 }
@@ -44,6 +65,9 @@ pub struct Counts {
     pub made: usize,
     /// Mutants that did not compile: made, then dropped, counted nowhere else.
     pub not_compiling: usize,
+    /// Changes the mutator could not write as an edit of the text (rare: a statement
+    /// sharing its line with another), dropped likewise.
+    pub not_written: usize,
     pub killed_by_fixed: usize,
     /// Passed every fixed case, failed a generated one.
     pub killed_only_by_generated: usize,
@@ -70,8 +94,7 @@ pub struct MutantReport {
     pub id: MutantId,
     pub line: usize,
     pub end_line: usize,
-    /// `killed-by-fixed`, `killed-by-generated`, `survived`, `equivalent` or `not-run`.
-    pub status: &'static str,
+    pub status: Status,
     /// The case that killed it (a fixed case id, `generated-exec` / `generated-dedup`, or
     /// `start-up`).
     pub killed_by: Option<String>,
@@ -96,6 +119,7 @@ pub struct Inputs<'a> {
     pub equivalents_file: Option<String>,
     pub source: &'a str,
     pub not_compiling: usize,
+    pub not_written: usize,
     pub mutants: &'a [Mutant],
     pub fates: &'a [Fate],
     pub listed: &'a [Option<String>],
@@ -106,6 +130,7 @@ pub fn build(inputs: Inputs<'_>) -> Report {
     let mut counts = Counts {
         made: inputs.mutants.len(),
         not_compiling: inputs.not_compiling,
+        not_written: inputs.not_written,
         ..Counts::default()
     };
     let mut mutants = Vec::with_capacity(inputs.mutants.len());
@@ -114,7 +139,7 @@ pub fn build(inputs: Inputs<'_>) -> Report {
             id: mutant.id.clone(),
             line: mutant.line,
             end_line: mutant.end_line,
-            status: "",
+            status: Status::NotRun,
             killed_by: None,
             outcome: None,
             reason: None,
@@ -124,7 +149,7 @@ pub fn build(inputs: Inputs<'_>) -> Report {
         match fate {
             Fate::KilledByFixed { case, outcome } => {
                 counts.killed_by_fixed += 1;
-                entry.status = "killed-by-fixed";
+                entry.status = Status::KilledByFixed;
                 entry.killed_by = Some(case.clone());
                 entry.outcome = Some(outcome.clone());
             }
@@ -134,7 +159,7 @@ pub fn build(inputs: Inputs<'_>) -> Report {
                 ..
             } => {
                 counts.killed_only_by_generated += 1;
-                entry.status = "killed-by-generated";
+                entry.status = Status::KilledByGenerated;
                 entry.killed_by = Some(crate::fuzz::entry_id(*function));
                 entry.counterexample = counterexample.as_ref().map(|case| {
                     crate::json::to_serde_json(&crate::json::to_value(
@@ -144,16 +169,16 @@ pub fn build(inputs: Inputs<'_>) -> Report {
             }
             Fate::Survived if reason.is_some() => {
                 counts.equivalent += 1;
-                entry.status = "equivalent";
+                entry.status = Status::Equivalent;
                 entry.reason = reason.clone();
             }
             Fate::Survived => {
                 counts.survived += 1;
-                entry.status = "survived";
+                entry.status = Status::Survived;
             }
             Fate::NotRun { reason } => {
                 counts.not_run += 1;
-                entry.status = "not-run";
+                entry.status = Status::NotRun;
                 entry.outcome = Some(reason.clone());
             }
         }
@@ -166,11 +191,11 @@ pub fn build(inputs: Inputs<'_>) -> Report {
         fixed_and_generated: percent(counts.killed_by_fixed + counts.killed_only_by_generated),
     };
     let verdict = if counts.not_run > 0 {
-        "incomplete"
+        Verdict::Incomplete
     } else if counts.survived > 0 || !inputs.stale.is_empty() {
-        "fail"
+        Verdict::Fail
     } else {
-        "pass"
+        Verdict::Pass
     };
     Report {
         format: FORMAT,
@@ -216,10 +241,10 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let c = &report.counts;
     for mutant in &report.mutants {
         let title = match mutant.status {
-            "survived" => "SURVIVED",
-            "killed-by-generated" => "KILLED ONLY BY GENERATED CASES",
-            "not-run" => "NOT RUN",
-            _ => continue,
+            Status::Survived => "SURVIVED",
+            Status::KilledByGenerated => "KILLED ONLY BY GENERATED CASES",
+            Status::NotRun => "NOT RUN",
+            Status::KilledByFixed | Status::Equivalent => continue,
         };
         writeln!(
             out,
@@ -239,11 +264,11 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         if let Some(reason) = mutant
             .outcome
             .as_ref()
-            .filter(|_| mutant.status == "not-run")
+            .filter(|_| mutant.status == Status::NotRun)
         {
             writeln!(out, "  {}", escape::line(reason))?;
         }
-        if mutant.status == "survived" {
+        if mutant.status == Status::Survived {
             writeln!(
                 out,
                 "  add a case that kills it, or list it as equivalent with the reason:\n  {}",
@@ -293,6 +318,13 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             .as_ref()
             .map_or_else(String::new, |f| format!("   ({})", escape::line(f)))
     )?;
+    if c.not_written > 0 {
+        writeln!(
+            out,
+            "  ({} changes could not be written as an edit of the text and were left out)",
+            c.not_written
+        )?;
+    }
     if c.not_run > 0 {
         writeln!(out, "  not run                        {:>5}", c.not_run)?;
     }
@@ -303,9 +335,9 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         percent(report.score.fixed_and_generated)
     )?;
     let verdict = match report.verdict {
-        "pass" => "every mutant not listed as equivalent was killed".to_owned(),
-        "incomplete" => format!("{} mutants could not be checked", c.not_run),
-        _ => format!(
+        Verdict::Pass => "every mutant not listed as equivalent was killed".to_owned(),
+        Verdict::Incomplete => format!("{} mutants could not be checked", c.not_run),
+        Verdict::Fail => format!(
             "{} survived, {} stale equivalent entries",
             c.survived,
             report.stale_equivalents.len()
