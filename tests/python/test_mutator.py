@@ -133,6 +133,20 @@ class Scope(unittest.TestCase):
         self.assertEqual(scopes, {"LIMIT", "helper", "execute_tool_calls"})
         self.assertFalse([x for x in found if "docstring" in x["original"]])
 
+    def test_classes_and_lambdas_are_reached_and_named(self):
+        found, _, _ = mutants('''
+            class Cache:
+                """Doc."""
+                limit = 2
+                def key(self, call):
+                    return call["name"]
+            def run_parallel_calls(tools, calls):
+                run = lambda call: tools[call["name"]](call.get("args", {}))
+                return {Cache().key(c): run(c) for c in calls}
+        ''')
+        scopes = {x["scope"] for x in found}
+        self.assertEqual(scopes, {"Cache", "Cache.key", "run_parallel_calls", "run_parallel_calls.<lambda>"})
+
     def test_nested_functions_are_named_by_their_path(self):
         found, _, _ = mutants("""
             def run_parallel_calls(tools, calls):

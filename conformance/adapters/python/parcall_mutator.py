@@ -289,7 +289,8 @@ def candidates(tree, entry, replaced):
     for statement in reachable(tree, entry, replaced):
         if isinstance(statement, FUNCTION_NODES + (ast.ClassDef,)):
             scope = statement.name
-            for name in ("args", "body"):
+            fields = ("body",) if isinstance(statement, ast.ClassDef) else ("args", "body")
+            for name in fields:
                 value = getattr(statement, name)
                 items = value if isinstance(value, list) else [value]
                 for i, item in enumerate(items):
@@ -428,6 +429,10 @@ def main():
     except (RecursionError, MemoryError) as error:
         send({"type": "error", "kind": "too-complex",
               "message": "the module is too deeply nested to mutate (%s)" % type(error).__name__})
+    except Exception as error:  # noqa: BLE001 - a bug of ours, reported as such, never a hang
+        send({"type": "error", "kind": "internal",
+              "message": "the mutator cannot handle this module (%s: %s); please report it"
+              % (type(error).__name__, error)})
     return 0
 
 
