@@ -95,6 +95,8 @@ pub struct Trial<'a> {
 /// readable, little enough that a mutant costs seconds.
 const SHRINK_RUNS: usize = 300;
 const SHRINK_BUDGET: Duration = Duration::from_secs(10);
+/// Wall-clock time one mutant's check may take in all.
+const MUTANT_BUDGET: Duration = Duration::from_secs(300);
 /// Fixed cases sent at once; the check stops after the first batch with a failure.
 const FIXED_BATCH: usize = 16;
 
@@ -149,7 +151,14 @@ impl Trial<'_> {
             Ok(prepared) => prepared,
             Err(reason) => return Fate::NotRun { reason },
         };
-        let mut runner = match Runner::start(&prepared.launch, &self.spec.version, self.settings) {
+        // A mutant slow on every case without ever timing out (a loop that polls) would
+        // take the fixed cases times the deadline: its whole check has a budget, and a
+        // mutant that spends it counts as killed, like one that hangs.
+        let settings = Settings {
+            deadline: Some(std::time::Instant::now() + MUTANT_BUDGET),
+            ..self.settings
+        };
+        let mut runner = match Runner::start(&prepared.launch, &self.spec.version, settings) {
             Ok(runner) => runner,
             Err(error) if error.is_runner_failure() => {
                 return Fate::NotRun {
