@@ -406,3 +406,28 @@ def dedup_cases(m):
       {"météo": const(ret("ok")), "天気": const(ret("ok"))}, [[{"name": "météo"}, {"name": "天気", "args": {"v": "é"}}]])
     D(V, "dedup-name-003", "An empty name is a name like any other.", ["DEDUP-NAME-VERBATIM"],
       {"": const(ret("anonymous"))}, [[{"name": ""}]])
+
+
+# ------------------------------------------------------------------------------------------
+# Cases that kill mutants of the example solution (`parcall mutate`, issue #16): each is a
+# bug a student could write that the cases above let through. Ids in the `*-mutant-*`
+# range are this section's alone.
+# ------------------------------------------------------------------------------------------
+def mutant_cases(m):
+    D, const, echo = m.dedup_case, m.const_tool, m.echo_tool
+    M = "mutants"
+    D(M, "dedup-mutant-001",
+      "A cache hit skips only that call: the distinct calls after it still run (a `break` "
+      "for `continue` drops them).",
+      ["DEDUP-CACHE-HIT", "DEDUP-RESULT-ENTRIES", "DEDUP-INVOKE-ONCE"],
+      {"f": echo(({"x": 1}, "one"), ({"x": 2}, "two"))},
+      [[{"name": "f", "args": {"x": 1}}, {"name": "f", "args": {"x": 1}},
+        {"name": "f", "args": {"x": 2}}]])
+
+
+_define_without_mutant_cases = define
+
+
+def define(m):  # noqa: F811  (the cases above, then this section's)
+    _define_without_mutant_cases(m)
+    mutant_cases(m)

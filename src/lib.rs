@@ -7,6 +7,7 @@ pub mod generate;
 pub mod grade;
 pub mod json;
 pub mod judge;
+pub mod mutate;
 pub mod process;
 pub mod protocol;
 pub mod reference;

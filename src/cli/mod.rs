@@ -4,6 +4,7 @@
 mod check;
 pub mod exit;
 mod grade;
+mod mutate;
 mod spec_cmd;
 pub mod values;
 
@@ -36,6 +37,11 @@ pub enum Command {
     /// requirement, Gradescope and Exercism results, a gradebook; each submission isolated.
     #[command(after_help = exit::HELP)]
     Grade(Box<GradeArgs>),
+    /// Measure the suite against a model solution: make mutants of a Python module (one
+    /// small change each), check each with the fixed cases, then the generated ones, and
+    /// report which survive.
+    #[command(after_help = MUTATE_EXIT_HELP)]
+    Mutate(Box<MutateArgs>),
     /// Say which of `parcall grade`'s protections are active on this machine, and why not.
     Doctor,
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
@@ -187,6 +193,68 @@ pub struct CheckArgs {
     pub update_expectations: bool,
 }
 
+/// `parcall mutate`'s exit codes.
+const MUTATE_EXIT_HELP: &str = "\
+Exit codes:
+  0  every mutant not listed as equivalent was killed, and every listed one still survives
+  1  a mutant survived that is not listed as equivalent, or an entry of the equivalents file
+     no longer holds (its mutant is killed, or no longer made)
+  2  usage or set-up error: no such file, not a .py file, a syntax error, no function to
+     mutate, an invalid equivalents file, a module that fails its own cases
+  3  some mutants could not be checked";
+
+/// `parcall mutate`.
+#[derive(Debug, clap::Args)]
+pub struct MutateArgs {
+    /// The model solution: a Python module (`.py`) that passes every case.
+    #[arg(value_name = "MODULE")]
+    pub module: PathBuf,
+    /// The equivalent-mutants file (default: MODULE's name with `.equivalent-mutants.json`
+    /// in its folder, when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub equivalents: Option<PathBuf>,
+    /// Read no equivalent-mutants file, even the default one.
+    #[arg(long, conflicts_with = "equivalents")]
+    pub no_equivalents: bool,
+    /// Generated cases per function, run on each mutant the fixed cases miss (0: none).
+    #[arg(long, value_name = "N", default_value = "500", value_parser = values::generated)]
+    pub fuzz: usize,
+    /// Seed of the generated cases, the same for every mutant. Default: a fresh one,
+    /// printed and recorded in the report.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Mutants checked at once (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = values::jobs)]
+    pub jobs: Option<usize>,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: MutateFormat,
+    /// The Python interpreter (3.9 or later for the mutator).
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: std::ffi::OsString,
+    #[command(flatten)]
+    pub spec: SpecArg,
+    /// Seconds one case may take; a mutant that hangs is killed then, and counts as killed.
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    pub timeout: Duration,
+    /// Seconds start-up (import included) may take.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
+    pub startup_timeout: Duration,
+    /// Address-space limit of each mutant in MiB (0: none).
+    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
+    pub memory_mib: u64,
+}
+
+/// `parcall mutate --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum MutateFormat {
+    /// For people: each mutant the fixed cases missed as a diff, then the counts.
+    #[default]
+    Human,
+    /// One JSON document (shape in the README).
+    Json,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum SpecCommand {
     /// List every case: id, function, requirements, description.
@@ -295,6 +363,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Spec(command) => spec_cmd::run(command),
         Command::Check(args) => check::run(*args),
         Command::Grade(args) => grade::run(*args),
+        Command::Mutate(args) => mutate::run(*args),
         Command::Doctor => grade::doctor(),
         Command::Reference => {
             crate::subject::server::serve_from_environment()?;

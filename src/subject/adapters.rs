@@ -159,7 +159,7 @@ fn under_adapter(
         "--node"
     };
     let interpreter = resolve_program(interpreter, flag)?;
-    remove_stale_adapter_dirs();
+    remove_stale_dirs(ADAPTER_DIR_PREFIX);
     let dir = tempfile::Builder::new()
         .prefix(&format!("{ADAPTER_DIR_PREFIX}{}-", std::process::id()))
         .tempdir()?;
@@ -186,10 +186,11 @@ fn under_adapter(
 /// Adapter folders are named `parcall-adapter-<pid>-<random>` after the parcall that made them.
 const ADAPTER_DIR_PREFIX: &str = "parcall-adapter-";
 
-/// Removes the adapter folders of parcall runs that were killed before they could (a
-/// killed CI step): ours, by uid, whose parcall is gone. A folder whose pid is alive is
-/// left alone, even if that pid was reused: one stale folder is cheaper than a wrong guess.
-fn remove_stale_adapter_dirs() {
+/// Removes the temporary folders named `<prefix><pid>-<random>` (adapter folders, mutant
+/// workspaces) of parcall runs that were killed before they could (a killed CI step): ours,
+/// by uid, whose parcall is gone. A folder whose pid is alive is left alone, even if that
+/// pid was reused: one stale folder is cheaper than a wrong guess.
+pub fn remove_stale_dirs(prefix: &str) {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
     };
@@ -199,7 +200,7 @@ fn remove_stale_adapter_dirs() {
         let name = entry.file_name();
         let Some(pid) = name
             .to_str()
-            .and_then(|n| n.strip_prefix(ADAPTER_DIR_PREFIX))
+            .and_then(|n| n.strip_prefix(prefix))
             .and_then(|rest| rest.split_once('-'))
             .and_then(|(pid, _)| pid.parse::<i32>().ok())
         else {
