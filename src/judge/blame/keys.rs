@@ -563,7 +563,10 @@ pub(super) fn keys_given(
 /// they differ only in numbers, or hold the same values with keys in another order
 /// somewhere, the key is this call's, written against that rule. `None` otherwise.
 pub(super) fn read_back(call: &DedupCall, key: &str) -> Option<Departure> {
-    let args_text = key.strip_prefix(call.name.as_str())?.strip_prefix('(')?.strip_suffix(')')?;
+    let args_text = key
+        .strip_prefix(call.name.as_str())?
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
     let written = crate::json::parse(args_text).ok()?;
     let empty = Object::new();
     let args = Value::Object(call.args.clone().unwrap_or(empty));
