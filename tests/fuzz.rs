@@ -5,11 +5,15 @@
 
 mod common;
 
-use common::{fresh_regressions, json_report, root, stdout};
+use common::{fresh_regressions, json_report, root, stdout, subjects};
+use parcall::grade::rubric::Rubric;
 use parcall::judge::{judge, Outcome};
 use parcall::reference::Execution;
+use parcall::report::{Report, Verdict};
+use parcall::spec::Function;
 use parcall::spec::{Case, CaseFile};
 use parcall::subject::reference::run_case;
+use parcall::subject::{InProcess, Subject};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -19,83 +23,171 @@ fn example(name: &str) -> String {
     format!("conformance/examples/python/{name}.py")
 }
 
-/// Runs `check` with default settings for seeds 1..=20, two at a time; returns how many
-/// runs did not conform.
-fn failures_over_seeds(module: &str) -> (u64, Vec<serde_json::Value>) {
-    let reports: Vec<(i32, serde_json::Value)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..2)
-            .map(|lane| {
-                scope.spawn(move || {
-                    (1..=SEEDS)
-                        .filter(|seed| seed % 2 == lane)
-                        .map(|seed| json_report(&["check", module, "--seed", &seed.to_string()]))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+/// `check --seed SEED` with default settings, in process, for seeds 1..=20.
+fn reports_over_seeds(mut subject: impl FnMut(u64) -> Box<dyn Subject>) -> Vec<Report> {
+    (1..=SEEDS)
+        .map(|seed| subjects::check(subject(seed).as_mut(), seed, DEFAULT_FUZZ))
+        .collect()
+}
+
+/// The generated cases per function `check` runs by default.
+const DEFAULT_FUZZ: usize = 500;
+
+#[test]
+fn the_reference_passes_on_every_seed_in_any_dispatch_order() {
+    // A correct implementation is never failed by a generated case: the reference, dispatching
+    // in an order drawn from the seed (RULINGS A6), judged as any subject is.
+    let reports = reports_over_seeds(|seed| {
+        Box::new(parcall::subject::in_process::reference(
+            Execution::Shuffled { seed },
+        ))
     });
-    let failed = reports.iter().filter(|(code, _)| *code == 1).count() as u64;
-    (failed, reports.into_iter().map(|(_, r)| r).collect())
-}
-
-#[test]
-fn the_correct_solution_passes_on_every_seed() {
-    let (failed, reports) = failures_over_seeds(&example("solution"));
-    let bad: Vec<_> = reports
-        .iter()
-        .filter(|r| r["verdict"] != "conforms")
-        .map(|r| &r["seed"])
-        .collect();
-    assert_eq!(failed, 0, "failed on seeds {bad:?}");
-}
-
-#[test]
-fn a_module_that_memorised_the_spec_is_caught_on_every_seed_by_generated_cases() {
-    let module = example("broken/memorises_the_spec");
-    let (spec_only, _) = json_report(&["check", &module, "--fuzz", "0"]);
-    assert_eq!(
-        spec_only, 0,
-        "the memoriser must pass the fixed cases, or this test proves nothing"
-    );
-    let (failed, reports) = failures_over_seeds(&module);
-    assert_eq!(failed, SEEDS);
     for report in &reports {
-        let generated_failed: u64 = report["generated"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| g["failed"].as_u64().unwrap())
-            .sum();
+        assert_eq!(
+            report.verdict,
+            Verdict::Conforms,
+            "seed {:?}: {:#?}",
+            report.seed,
+            report.cases.iter().find(|c| c.outcome.is_failure())
+        );
         assert!(
-            generated_failed > 0,
-            "seed {}: caught, but not by generated cases",
-            report["seed"]
+            report.requirements.iter().all(|r| r.met),
+            "seed {:?}",
+            report.seed
         );
     }
+}
+
+#[test]
+fn the_correct_python_solution_passes_end_to_end() {
+    // The in-process loop above proves the generator never fails a correct answer; this
+    // proves the pipe, the adapter and the real interpreter keep it so.
+    let (code, report) = json_report(&["check", &example("solution"), "--seed", "1"]);
+    assert_eq!(code, 0, "{:#}", report["summary"]);
+}
+
+#[test]
+fn a_submission_that_memorised_the_spec_is_caught_on_every_seed_and_keeps_no_points() {
+    let functions = [Function::ExecuteToolCalls, Function::RunParallelCalls];
+    let spec_only = subjects::check(&mut InProcess::new(&functions, subjects::memoriser()), 1, 0);
+    assert_eq!(
+        spec_only.verdict,
+        Verdict::Conforms,
+        "the memoriser must pass the fixed cases, or this test proves nothing: {:?}",
+        spec_only
+            .cases
+            .iter()
+            .filter(|c| c.outcome.is_failure())
+            .map(|c| (&c.id, c.outcome, &c.detail))
+            .collect::<Vec<_>>()
+    );
+    for report in
+        reports_over_seeds(|_| Box::new(InProcess::new(&functions, subjects::memoriser())))
+    {
+        let generated_failed: usize = report.generated.iter().map(|g| g.failed).sum();
+        assert!(
+            generated_failed > 0,
+            "seed {:?}: not caught by generated cases",
+            report.seed
+        );
+        // The default rubric, as `parcall grade` scores it (RULINGS D).
+        let rubric = Rubric::default_for(subjects::spec(), &functions);
+        let earned: f64 = rubric
+            .score(&report, subjects::spec())
+            .iter()
+            .map(|r| r.earned)
+            .sum();
+        assert!(
+            earned <= 0.1 * rubric.max_score(),
+            "seed {:?}: {earned} of {} points for a submission with no logic",
+            report.seed,
+            rubric.max_score()
+        );
+    }
+}
+
+#[test]
+fn the_python_memoriser_is_caught_by_generated_cases_end_to_end() {
+    let module = example("broken/memorises_the_spec");
+    let (spec_only, _) = json_report(&["check", &module, "--fuzz", "0"]);
+    assert_eq!(spec_only, 0, "the memoriser must pass the fixed cases");
+    let (code, report) = json_report(&["check", &module, "--seed", "1"]);
+    assert_eq!(code, 1);
+    let generated_failed: u64 = report["generated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["failed"].as_u64().unwrap())
+        .sum();
+    assert!(generated_failed > 0);
 }
 
 #[test]
 fn a_racy_concurrent_cache_is_caught_on_at_least_19_of_20_seeds() {
-    let (failed, _) = failures_over_seeds(&example("broken/dedup_racy_cache"));
-    assert!(failed >= 19, "caught on only {failed} of {SEEDS} seeds");
+    // A race needs real threads and real waits: this one runs end to end, on the one
+    // function it is about, two seeds at a time.
+    let module = example("broken/dedup_racy_cache");
+    let caught: u64 = std::thread::scope(|scope| {
+        let lanes: Vec<_> = (0..2)
+            .map(|lane| {
+                let module = &module;
+                scope.spawn(move || {
+                    (1..=SEEDS)
+                        .filter(|seed| seed % 2 == lane)
+                        .filter(|seed| {
+                            let seed = seed.to_string();
+                            let args = [
+                                "check",
+                                module,
+                                "--function",
+                                "run_parallel_calls",
+                                "--seed",
+                                &seed,
+                            ];
+                            json_report(&args).0 == 1
+                        })
+                        .count() as u64
+                })
+            })
+            .collect();
+        lanes.into_iter().map(|l| l.join().unwrap()).sum()
+    });
+    assert!(caught >= 19, "caught on only {caught} of {SEEDS} seeds");
 }
 
 #[test]
 fn a_cache_that_outlives_the_batch_is_caught_on_every_seed() {
-    let (failed, reports) = failures_over_seeds(&example("broken/dedup_shared_cache"));
-    assert_eq!(failed, SEEDS);
+    let reports = reports_over_seeds(|_| {
+        Box::new(InProcess::new(
+            &[Function::RunParallelCalls],
+            subjects::shared_cache(),
+        ))
+    });
     for report in &reports {
-        let generated = report["generated"].as_array().unwrap();
         assert!(
-            generated.iter().any(|g| g["failed"].as_u64() > Some(0)),
-            "seed {}",
-            report["seed"]
+            report.generated.iter().any(|g| g.failed > 0),
+            "seed {:?}",
+            report.seed
         );
+        let no_state = report
+            .requirements
+            .iter()
+            .find(|r| r.id == "DEDUP-NO-STATE")
+            .unwrap();
+        assert!(!no_state.met, "seed {:?}", report.seed);
     }
+}
+
+#[test]
+fn the_python_shared_cache_is_caught_end_to_end() {
+    let module = example("broken/dedup_shared_cache");
+    let (code, report) = json_report(&["check", &module, "--seed", "1"]);
+    assert_eq!(code, 1);
+    assert!(report["generated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["failed"].as_u64() > Some(0)));
 }
 
 /// The report without what varies from run to run on its own (durations).

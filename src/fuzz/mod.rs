@@ -9,14 +9,15 @@ mod session;
 mod tags;
 
 pub use materialize::materialize;
-pub use session::{check, Checked, Plan as CheckPlan, Undefined};
+pub use session::{check, run_plan, Checked, Plan as CheckPlan, Undefined};
 pub use tags::{blame, requirements_exercised};
 
 use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
 use crate::judge::GeneratedTally;
 use crate::judge::Outcome;
-use crate::runner::{CaseResult, Runner};
+use crate::runner::CaseResult;
 use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, SpecCase};
+use crate::subject::Subject;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -106,7 +107,7 @@ fn strategy(function: Function, spec_cases: &[SpecCase]) -> BoxedStrategy<Genera
 
 /// Runs the generated cases of every function the implementation defines.
 pub fn run(
-    runner: &mut Runner<'_>,
+    subject: &mut dyn Subject,
     spec_cases: &[SpecCase],
     functions: &[Function],
     settings: Settings,
@@ -114,11 +115,11 @@ pub fn run(
     let defined: Vec<Function> = functions
         .iter()
         .copied()
-        .filter(|f| runner.functions().contains(f))
+        .filter(|f| subject.functions().contains(f))
         .collect();
     defined
         .into_iter()
-        .map(|function| run_function(runner, spec_cases, function, settings))
+        .map(|function| run_function(subject, spec_cases, function, settings))
         .collect()
 }
 
@@ -160,7 +161,7 @@ pub fn generated_cases(
 }
 
 fn run_function(
-    runner: &mut Runner<'_>,
+    subject: &mut dyn Subject,
     spec_cases: &[SpecCase],
     function: Function,
     settings: Settings,
@@ -172,7 +173,7 @@ fn run_function(
         settings.seed,
     );
     let mut trees: Vec<Option<Tree>> = trees.into_iter().map(Some).collect();
-    let results = runner.run_cases(&cases);
+    let results = subject.run_cases(&cases);
     let failures: Vec<usize> = (0..results.len())
         .filter(|&i| !results[i].outcome.is_pass())
         .collect();
@@ -203,7 +204,7 @@ fn run_function(
         return summary;
     };
     let tree = trees[first].take().expect("each tree is shrunk once");
-    let (minimal, runs) = shrink(runner, tree, results[first].clone(), settings, &|r| {
+    let (minimal, runs) = shrink(subject, tree, results[first].clone(), settings, &|r| {
         !r.outcome.is_pass()
     });
     summary.shrink_runs = runs;
@@ -215,7 +216,7 @@ fn run_function(
     );
     summary.counterexample = Some(counterexample);
     summary.counterexamples =
-        counterexamples_per_requirement(runner, &results, &mut trees, minimal, &summary, settings);
+        counterexamples_per_requirement(subject, &results, &mut trees, minimal, &summary, settings);
     summary
 }
 
@@ -229,7 +230,14 @@ fn tally(results: &[CaseResult], public: &HashSet<String>) -> BTreeMap<String, G
             .iter()
             .all(|text| !public.contains(text));
         if hidden {
-            for id in crate::judge::blame::applicable(&result.case.case) {
+            // A case that passed shows every check that applies to it; only a failure's
+            // need working out from its expected output.
+            let exercised = if result.outcome.is_pass() {
+                result.blame.shown.clone()
+            } else {
+                crate::judge::blame::applicable(&result.case.case)
+            };
+            for id in exercised {
                 tallies.entry(id).or_default().exercised += 1;
             }
             for id in &result.blame.shown {
@@ -280,7 +288,7 @@ const SHRUNK_REQUIREMENTS: usize = 8;
 /// requirements it is charged to; every other one gets the smallest generated case charged
 /// to it, shrunk (on a tenth of the budget) while it stays charged to that requirement.
 fn counterexamples_per_requirement(
-    runner: &mut Runner<'_>,
+    subject: &mut dyn Subject,
     results: &[CaseResult],
     trees: &mut [Option<Tree>],
     minimal: CaseResult,
@@ -335,7 +343,7 @@ fn counterexamples_per_requirement(
             Some(tree) if settings.shrink_each_requirement && shrunk < SHRUNK_REQUIREMENTS => {
                 shrunk += 1;
                 let id = requirement.clone();
-                shrink(runner, tree, smallest, light, &|r| r.blame.charges(&id)).0
+                shrink(subject, tree, smallest, light, &|r| r.blame.charges(&id)).0
             }
             _ => smallest,
         };
@@ -349,7 +357,7 @@ fn counterexamples_per_requirement(
 /// like any other; after three in a row the search stops, so a hanging implementation
 /// cannot make shrinking take minutes.
 fn shrink(
-    runner: &mut Runner<'_>,
+    subject: &mut dyn Subject,
     mut tree: Tree,
     mut minimal: CaseResult,
     settings: Settings,
@@ -361,7 +369,7 @@ fn shrink(
     let mut failing_input = tree.current();
     if !tree.simplify() {
         return reduce(
-            runner,
+            subject,
             failing_input,
             minimal,
             runs,
@@ -383,7 +391,9 @@ fn shrink(
             continue;
         };
         runs += 1;
-        let result = runner.run_cases(std::slice::from_ref(&candidate)).remove(0);
+        let result = subject
+            .run_cases(std::slice::from_ref(&candidate))
+            .remove(0);
         let slow = matches!(
             result.outcome,
             Outcome::Fail(
@@ -406,7 +416,7 @@ fn shrink(
         return (minimal, runs);
     }
     reduce(
-        runner,
+        subject,
         failing_input,
         minimal,
         runs,
@@ -419,7 +429,7 @@ fn shrink(
 /// Greedy reduction of a failing input: accept the first simple edit that still fails,
 /// start over from it, stop when no edit fails or the budget is spent.
 fn reduce(
-    runner: &mut Runner<'_>,
+    subject: &mut dyn Subject,
     mut input: GeneratedInput,
     mut minimal: CaseResult,
     mut runs: usize,
@@ -442,7 +452,7 @@ fn reduce(
                 continue;
             }
             runs += 1;
-            let result = runner.run_cases(std::slice::from_ref(&case)).remove(0);
+            let result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
             if fails(&result) {
                 input = candidate;
                 minimal = result;

@@ -1,9 +1,11 @@
 //! A complete check of one implementation: the given cases, then the generated ones, in one
 //! process session. `parcall check` and `parcall grade` both run this.
 
+use super::Summary;
 use crate::process::Launch;
-use crate::runner::{self, ResultCallback, Run, Runner, Settings};
+use crate::runner::{self, CaseResult, ResultCallback, Run, Runner, Settings};
 use crate::spec::{Function, Spec, SpecCase};
+use crate::subject::Subject;
 use std::time::Instant;
 
 /// What to run.
@@ -64,36 +66,9 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         }
     };
     runner.on_result = on_result;
-    let defined: Vec<SpecCase>;
-    let cases = match plan.undefined {
-        Undefined::Fail => plan.cases,
-        Undefined::LeaveOut => {
-            defined = plan
-                .cases
-                .iter()
-                .filter(|c| runner.functions().contains(&c.function()))
-                .cloned()
-                .collect();
-            &defined
-        }
-    };
-    let mut results = runner.run_cases(cases);
-    let generated = if plan.fuzz > 0 {
-        super::run(
-            &mut runner,
-            &plan.spec.cases,
-            plan.functions,
-            super::Settings {
-                shrink_each_requirement: plan.shrink_each_requirement,
-                ..super::Settings::new(plan.fuzz, plan.seed)
-            },
-        )
-    } else {
-        Vec::new()
-    };
+    let (results, generated) = run_plan(&mut runner, plan);
     runner.on_result = None;
     let incomplete = runner.incomplete();
-    results.extend(generated.iter().map(|g| g.result.clone()));
     let (implementation, functions) = runner.shutdown();
     let run = Run {
         implementation: Some(implementation),
@@ -107,4 +82,39 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         generated,
         incomplete,
     }
+}
+
+/// Runs a plan on a started subject: the given cases (those of functions it does not
+/// define left out or failed, as the plan says), then the generated ones. Returns every
+/// result, the generated entries last, and what the generated cases found.
+pub fn run_plan(subject: &mut dyn Subject, plan: &Plan<'_>) -> (Vec<CaseResult>, Vec<Summary>) {
+    let defined: Vec<SpecCase>;
+    let cases = match plan.undefined {
+        Undefined::Fail => plan.cases,
+        Undefined::LeaveOut => {
+            defined = plan
+                .cases
+                .iter()
+                .filter(|c| subject.functions().contains(&c.function()))
+                .cloned()
+                .collect();
+            &defined
+        }
+    };
+    let mut results = subject.run_cases(cases);
+    let generated = if plan.fuzz > 0 {
+        super::run(
+            subject,
+            &plan.spec.cases,
+            plan.functions,
+            super::Settings {
+                shrink_each_requirement: plan.shrink_each_requirement,
+                ..super::Settings::new(plan.fuzz, plan.seed)
+            },
+        )
+    } else {
+        Vec::new()
+    };
+    results.extend(generated.iter().map(|g| g.result.clone()));
+    (results, generated)
 }

@@ -5,6 +5,7 @@
 use super::escape;
 use super::rubric::RequirementScore;
 use super::Graded;
+use crate::judge::OutcomeKind;
 use crate::report::{CaseReport, Detail};
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -50,7 +51,9 @@ fn smallest_failure<'r>(graded: &'r Graded, requirement: &str) -> Option<&'r Cas
         .min_by_key(size);
     charged.or_else(|| {
         fixed
-            .filter(|c| c.outcome != "pass" && c.requirements.iter().any(|r| r == requirement))
+            .filter(|c| {
+                c.outcome != OutcomeKind::Pass && c.requirements.iter().any(|r| r == requirement)
+            })
             .min_by_key(size)
     })
 }

@@ -8,7 +8,7 @@ mod outcome;
 
 pub use blame::{blame, Blame, Charge, GeneratedTally};
 pub use invocations::{multiset_difference, InvocationDiff};
-pub use outcome::{Failure, Outcome};
+pub use outcome::{Failure, Outcome, OutcomeKind};
 
 use crate::json::{Object, Value};
 use crate::spec::{Case, DedupInvocation, ExecInvocation};
@@ -112,4 +112,34 @@ pub fn judge_prefix(case: &Case, runs: &[BatchRun]) -> Outcome {
         }
     }
     Outcome::Pass
+}
+
+/// The one verdict on a case whose every batch returned: the outcome, then the blame
+/// (which requirements the batches show broken or kept). Every subject is judged here.
+pub fn verdict(case: &Case, runs: &[BatchRun]) -> (Outcome, Blame) {
+    let outcome = judge(case, runs);
+    let blame = blame(case, runs, &outcome);
+    (outcome, blame)
+}
+
+/// The verdict on a case whose batch `runs.len() + 1` raised: an exception, unless an
+/// earlier batch already failed.
+pub fn verdict_raised(
+    case: &Case,
+    runs: &[BatchRun],
+    message: String,
+    traceback: String,
+) -> (Outcome, Blame) {
+    let earlier = judge_prefix(case, runs);
+    let outcome = if earlier.is_pass() {
+        Outcome::Fail(Failure::Exception {
+            batch: runs.len() + 1,
+            message,
+            traceback,
+        })
+    } else {
+        earlier
+    };
+    let blame = blame(case, runs, &outcome);
+    (outcome, blame)
 }

@@ -15,6 +15,7 @@ use crate::runner::{Runner, Settings};
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters;
 use crate::subject::environment::EnvPolicy;
+use crate::subject::Subject;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -179,11 +180,11 @@ impl Trial<'_> {
     }
 
     /// The fixed cases, then (when they all pass) the generated ones.
-    fn run(&self, runner: &mut Runner<'_>, functions: &[Function]) -> Fate {
+    fn run(&self, subject: &mut dyn Subject, functions: &[Function]) -> Fate {
         // A few cases at a time (still pipelined within each batch), so most mutants die
         // after their first batch instead of running every case.
         for cases in self.fixed(functions).chunks(FIXED_BATCH) {
-            let results = runner.run_cases(cases);
+            let results = subject.run_cases(cases);
             if let Some(failed) = results.iter().find(|r| !r.outcome.is_pass()) {
                 return Fate::KilledByFixed {
                     case: failed.case.id().to_owned(),
@@ -199,7 +200,7 @@ impl Trial<'_> {
             shrink_budget: SHRINK_BUDGET,
             ..fuzz::Settings::new(self.fuzz, self.seed)
         };
-        let summaries = fuzz::run(runner, &self.spec.cases, functions, settings);
+        let summaries = fuzz::run(subject, &self.spec.cases, functions, settings);
         match summaries.into_iter().find(|s| s.failed > 0) {
             Some(summary) => Fate::KilledByGenerated {
                 function: summary.function,

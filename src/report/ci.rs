@@ -6,10 +6,7 @@ use std::io::{self, Write};
 
 /// The cases that fail the run.
 fn failing(report: &Report) -> impl Iterator<Item = &CaseReport> {
-    report
-        .cases
-        .iter()
-        .filter(|c| c.outcome != "pass" && c.outcome != "skipped" && !c.expected_failure)
+    report.cases.iter().filter(|c| c.fails_the_run())
 }
 
 /// Workflow-command escaping of a message (`%`, CR, LF) and of a property (also `:` `,`).

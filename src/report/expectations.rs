@@ -3,9 +3,9 @@
 //! fails on a regression, on an unexpected pass (fixed without updating the file), on a
 //! changed outcome, and on an entry that matches nothing.
 
-use super::model::{Report, Verdict};
+use super::model::Report;
 use crate::json;
-use crate::judge::Failure;
+use crate::judge::OutcomeKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -37,9 +37,9 @@ fn is_default_max(n: &usize) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct KnownFailure {
     pub case: String,
-    /// An outcome label: `wrong output`, `wrong invocations`, `exception`, `timeout`,
+    /// A failure's label: `wrong output`, `wrong invocations`, `exception`, `timeout`,
     /// `crash`, `protocol error`, `not implemented`.
-    pub outcome: String,
+    pub outcome: OutcomeKind,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
 }
@@ -54,13 +54,13 @@ impl ExpectationsFile {
             ));
         }
         for (index, entry) in file.known_failures.iter().enumerate() {
-            if !Failure::LABELS.contains(&entry.outcome.as_str()) {
+            if !entry.outcome.is_failure() {
                 return Err(format!(
                     "{}: known_failures[{index}] ({}): outcome `{}` is not one of {}",
                     path.display(),
                     entry.case,
                     entry.outcome,
-                    Failure::LABELS.join(", ")
+                    OutcomeKind::FAILURES.map(OutcomeKind::label).join(", ")
                 ));
             }
         }
@@ -73,10 +73,10 @@ impl ExpectationsFile {
         let known_failures = report
             .cases
             .iter()
-            .filter(|c| Failure::LABELS.contains(&c.outcome.as_str()))
+            .filter(|c| c.outcome.is_failure())
             .map(|c| KnownFailure {
                 case: c.id.clone(),
-                outcome: c.outcome.clone(),
+                outcome: c.outcome,
                 reason: previous
                     .and_then(|p| {
                         p.known_failures
@@ -139,32 +139,28 @@ impl ExpectationsFile {
             }
             for index in matched {
                 let case = &mut report.cases[index];
-                if case.outcome == entry.outcome {
-                    case.expected_failure = true;
-                    case.expected_reason = Some(entry.reason.clone());
-                } else if case.outcome == "pass" {
-                    problems.push(format!("{}: expected `{}`, but it passes now: remove it from {file_name} (or run --update-expectations)", case.id, entry.outcome));
-                } else if case.outcome != "skipped" {
-                    problems.push(format!(
+                match case.outcome {
+                    outcome if outcome == entry.outcome => {
+                        case.expected_failure = true;
+                        case.expected_reason = Some(entry.reason.clone());
+                    }
+                    OutcomeKind::Pass => problems.push(format!("{}: expected `{}`, but it passes now: remove it from {file_name} (or run --update-expectations)", case.id, entry.outcome)),
+                    // Not run: it says nothing about the failure.
+                    OutcomeKind::Skipped => {}
+                    OutcomeKind::WrongOutput
+                    | OutcomeKind::WrongInvocations
+                    | OutcomeKind::Exception
+                    | OutcomeKind::Timeout
+                    | OutcomeKind::Crash
+                    | OutcomeKind::Protocol
+                    | OutcomeKind::NotImplemented => problems.push(format!(
                         "{}: expected `{}`, got `{}`: the failure changed",
                         case.id, entry.outcome, case.outcome
-                    ));
+                    )),
                 }
             }
         }
-        let expected = report.cases.iter().filter(|c| c.expected_failure).count();
-        report.summary.failed -= expected.min(report.summary.failed);
-        report.summary.expected_failures = expected;
         report.expectation_problems = problems;
-        if report.verdict == Verdict::DoesNotConform
-            && report.error.is_none()
-            && report.summary.failed == 0
-            && report.summary.skipped == 0
-        {
-            report.verdict = Verdict::Conforms;
-        }
-        if !report.expectation_problems.is_empty() && report.verdict == Verdict::Conforms {
-            report.verdict = Verdict::DoesNotConform;
-        }
+        report.settle();
     }
 }

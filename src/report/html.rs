@@ -4,17 +4,11 @@
 
 use super::diff::{alike, json_diff};
 use super::machine::failure_text;
-use super::model::{CaseReport, Detail, Report, Verdict};
+use super::model::{CaseReport, Detail, Report, Status, Verdict};
 use super::palette::Palette;
+use crate::judge::OutcomeKind;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-
-/// The outcomes, in the matrix's column order.
-fn outcomes() -> impl Iterator<Item = &'static str> {
-    std::iter::once("pass")
-        .chain(crate::judge::Failure::LABELS)
-        .chain(std::iter::once("skipped"))
-}
 
 /// The page's style, shared with the grading page.
 pub const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#1b1f24}\
@@ -108,7 +102,7 @@ fn summary(page: &mut String, report: &Report) {
 /// ended so.
 fn matrix(page: &mut String, report: &Report) {
     page.push_str("<h2>Requirements by outcome</h2><table id=\"matrix\"><tr><th>requirement</th>");
-    for outcome in outcomes() {
+    for outcome in OutcomeKind::ALL {
         let _ = write!(page, "<th>{outcome}</th>");
     }
     page.push_str("</tr>");
@@ -129,7 +123,7 @@ fn matrix(page: &mut String, report: &Report) {
             escape(&requirement.statement),
             escape(&requirement.id)
         );
-        for outcome in outcomes() {
+        for outcome in OutcomeKind::ALL {
             let count = cases.iter().filter(|c| c.outcome == outcome).count();
             let class = if count == 0 { "n zero" } else { "n" };
             let _ = write!(page, "<td class=\"{class}\">{count}</td>");
@@ -143,23 +137,22 @@ fn failures(page: &mut String, report: &Report) {
     let failing: Vec<&CaseReport> = report
         .cases
         .iter()
-        .filter(|c| c.outcome != "pass" && c.outcome != "skipped")
+        .filter(|c| c.outcome.is_failure())
         .collect();
     if failing.is_empty() {
         return;
     }
     page.push_str("<h2>Failures</h2>");
     for case in failing {
-        let class = if case.expected_failure {
-            "expected"
-        } else {
-            "fail"
+        let class = match case.status() {
+            Status::ExpectedFailure => "expected",
+            Status::Failed | Status::Passed | Status::Skipped => "fail",
         };
         let _ = write!(
             page,
             "<section class=\"case\" id=\"case-{id}\"><h3 class=\"{class}\">{id} · {outcome} [{requirements}]</h3><p>{description}</p>",
             id = escape(&case.id),
-            outcome = escape(&case.outcome),
+            outcome = case.outcome,
             requirements = escape(&super::model::charged(case).join(", ")),
             description = escape(&case.description)
         );

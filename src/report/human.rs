@@ -8,7 +8,7 @@
 
 use super::diff::{alike, json_diff};
 use super::escape::{line, text};
-use super::model::{CaseReport, Detail, Report};
+use super::model::{CaseReport, Detail, Report, Status};
 use super::palette::Palette;
 use crate::json::{dumps, Style, Value};
 use std::io::{self, Write};
@@ -34,11 +34,7 @@ pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Res
             palette.dim("fix what the error names, then run the same command again")
         )?;
     }
-    let failures: Vec<&CaseReport> = report
-        .cases
-        .iter()
-        .filter(|c| c.outcome != "pass" && c.outcome != "skipped" && !c.expected_failure)
-        .collect();
+    let failures: Vec<&CaseReport> = report.cases.iter().filter(|c| c.fails_the_run()).collect();
     if !failures.is_empty() {
         writeln!(out)?;
         for case in &failures {
@@ -259,7 +255,7 @@ fn skipped(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result
     let skipped: Vec<&CaseReport> = report
         .cases
         .iter()
-        .filter(|c| c.outcome == "skipped")
+        .filter(|c| c.status() == Status::Skipped)
         .collect();
     let Some(first) = skipped.first() else {
         return Ok(());

@@ -1,6 +1,6 @@
 //! The reports machines read: JSON (the [`Report`] itself), JUnit XML and TAP 14.
 
-use super::model::{CaseReport, Detail, Report};
+use super::model::{CaseReport, Detail, Report, Status};
 use crate::json::{dumps, Style};
 use std::io::{self, Write};
 
@@ -94,30 +94,31 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     for function in crate::spec::Function::ALL {
         let mut suite = TestSuite::new(function.name());
         for case in report.cases.iter().filter(|c| c.function == function) {
-            let status = match case.outcome.as_str() {
-                "pass" => TestCaseStatus::success(),
+            let status = match case.status() {
+                Status::Passed => TestCaseStatus::success(),
                 // Listed in the expectations file: it does not fail the run, so every CI
                 // viewer shows it as skipped, with why, rather than red.
-                _ if case.expected_failure => {
+                Status::ExpectedFailure => {
                     let mut status = TestCaseStatus::skipped();
                     status.set_message(expected_failure_text(case));
                     status.set_description(failure_text(case));
                     status
                 }
-                "skipped" => {
+                Status::Skipped => {
                     let mut status = TestCaseStatus::skipped();
                     status.set_message(failure_text(case));
                     status
                 }
-                other => {
-                    let kind = if other == "exception" || other == "crash" || other == "timeout" {
+                Status::Failed => {
+                    let kind = if case.outcome.is_error() {
                         NonSuccessKind::Error
                     } else {
                         NonSuccessKind::Failure
                     };
                     let mut status = TestCaseStatus::non_success(kind);
                     status.set_message(format!(
-                        "{other} [{}]",
+                        "{} [{}]",
+                        case.outcome,
                         super::model::charged(case).join(", ")
                     ));
                     status.set_description(failure_text(case));
@@ -176,23 +177,23 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         let number = index + 1;
         let title =
             super::escape::line(&format!("{} - {}", case.id, case.description)).into_owned();
-        match case.outcome.as_str() {
-            "pass" => writeln!(out, "ok {number} {title}")?,
+        match case.status() {
+            Status::Passed => writeln!(out, "ok {number} {title}")?,
             // TAP's TODO: a known failure that does not fail the run.
-            _ if case.expected_failure => writeln!(
+            Status::ExpectedFailure => writeln!(
                 out,
                 "not ok {number} {title} # TODO {}",
                 expected_failure_text(case)
             )?,
-            "skipped" => writeln!(
+            Status::Skipped => writeln!(
                 out,
                 "ok {number} {title} # SKIP {}",
                 super::escape::line(failure_text(case).lines().next().unwrap_or_default())
             )?,
-            outcome => {
+            Status::Failed => {
                 writeln!(out, "not ok {number} {title}")?;
                 writeln!(out, "  ---")?;
-                writeln!(out, "  outcome: {outcome}")?;
+                writeln!(out, "  outcome: {}", case.outcome)?;
                 writeln!(
                     out,
                     "  requirements: [{}]",

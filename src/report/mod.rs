@@ -14,8 +14,8 @@ mod palette;
 pub use crate::judge::GeneratedTally;
 pub use machine::failure_text;
 pub use model::{
-    batch_input, CaseReport, Context, Detail, GeneratedReport, Report, RequirementSummary, Summary,
-    Verdict, REPORT_VERSION,
+    batch_input, CaseReport, Context, Detail, GeneratedReport, Report, RequirementSummary, Status,
+    Summary, Verdict, REPORT_VERSION,
 };
 pub use palette::{ColorChoice, Palette};
 
@@ -68,4 +68,38 @@ pub fn report_schema() -> String {
     let mut text = serde_json::to_string_pretty(&schema).expect("a schema is plain JSON");
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    /// Renderers match the typed outcome ([`crate::judge::OutcomeKind`], [`model::Status`]),
+    /// never its label as text: a label compared as a string keeps compiling when a kind is
+    /// added or renamed, and silently renders it wrong.
+    #[test]
+    fn no_renderer_compares_outcome_labels_as_text() {
+        let renderers = [
+            ("report/human.rs", include_str!("human.rs")),
+            ("report/machine.rs", include_str!("machine.rs")),
+            ("report/ci.rs", include_str!("ci.rs")),
+            ("report/html.rs", include_str!("html.rs")),
+            ("report/model.rs", include_str!("model.rs")),
+            ("report/expectations.rs", include_str!("expectations.rs")),
+            ("grade/formats.rs", include_str!("../grade/formats.rs")),
+            ("grade/html.rs", include_str!("../grade/html.rs")),
+            ("grade/out.rs", include_str!("../grade/out.rs")),
+        ];
+        for (file, source) in renderers {
+            for text_match in [
+                "outcome == \"",
+                "outcome != \"",
+                "outcome.as_str()",
+                "LABELS",
+            ] {
+                assert!(
+                    !source.contains(text_match),
+                    "src/{file} matches outcomes as text (`{text_match}`): match OutcomeKind or Status"
+                );
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! versions of the suite (see spec/VERSION).
 
 use crate::json::Value;
-use crate::judge::{Charge, Failure, GeneratedTally, Outcome};
+use crate::judge::{Charge, Failure, GeneratedTally, Outcome, OutcomeKind};
 use crate::protocol::ImplementationInfo;
 use crate::runner::{CaseResult, Run};
 use crate::spec::{Function, Spec};
@@ -146,7 +146,7 @@ pub struct CaseReport {
     pub requirements: Vec<String>,
     /// `pass`, `wrong output`, `wrong invocations`, `exception`, `timeout`, `crash`,
     /// `protocol error`, `not implemented` or `skipped`.
-    pub outcome: String,
+    pub outcome: OutcomeKind,
     /// A failure the expectations file lists with this very outcome: it does not fail the
     /// run.
     pub expected_failure: bool,
@@ -170,6 +170,68 @@ pub struct CaseReport {
     pub duration_ms: f64,
     /// A command that reruns only this case.
     pub rerun: String,
+}
+
+/// What a case means for the run: the one place that decides it from the outcome and the
+/// expectations file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    /// A failure that fails the run.
+    Failed,
+    /// A failure the expectations file lists with this very outcome.
+    ExpectedFailure,
+    /// Not run.
+    Skipped,
+}
+
+impl CaseReport {
+    pub fn status(&self) -> Status {
+        match self.outcome {
+            OutcomeKind::Pass => Status::Passed,
+            OutcomeKind::Skipped => Status::Skipped,
+            OutcomeKind::WrongOutput
+            | OutcomeKind::WrongInvocations
+            | OutcomeKind::Exception
+            | OutcomeKind::Timeout
+            | OutcomeKind::Crash
+            | OutcomeKind::Protocol
+            | OutcomeKind::NotImplemented => {
+                if self.expected_failure {
+                    Status::ExpectedFailure
+                } else {
+                    Status::Failed
+                }
+            }
+        }
+    }
+
+    /// A failure that fails the run.
+    pub fn fails_the_run(&self) -> bool {
+        self.status() == Status::Failed
+    }
+}
+
+impl Summary {
+    /// Counts the cases by [`Status`].
+    pub fn of(cases: &[CaseReport]) -> Summary {
+        let mut summary = Summary {
+            total: cases.len(),
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            expected_failures: 0,
+        };
+        for case in cases {
+            match case.status() {
+                Status::Passed => summary.passed += 1,
+                Status::Failed => summary.failed += 1,
+                Status::ExpectedFailure => summary.expected_failures += 1,
+                Status::Skipped => summary.skipped += 1,
+            }
+        }
+        summary
+    }
 }
 
 /// The facts behind an outcome.
@@ -227,25 +289,8 @@ impl Report {
             .iter()
             .map(|r| case_report(r, context))
             .collect();
-        let failed = cases
-            .iter()
-            .filter(|c| c.outcome != "pass" && c.outcome != "skipped")
-            .count();
-        let skipped = cases.iter().filter(|c| c.outcome == "skipped").count();
-        let summary = Summary {
-            total: cases.len(),
-            passed: cases.len() - failed - skipped,
-            failed,
-            skipped,
-            expected_failures: 0,
-        };
-        let verdict = match &run.start_error {
-            Some(error) if error.is_runner_failure() => Verdict::Error,
-            Some(_) => Verdict::DoesNotConform,
-            None if failed + skipped > 0 => Verdict::DoesNotConform,
-            None => Verdict::Conforms,
-        };
-        Report {
+        let summary = Summary::of(&cases);
+        let mut report = Report {
             format: "parcall-report".into(),
             version: REPORT_VERSION,
             parcall: env!("CARGO_PKG_VERSION").into(),
@@ -253,7 +298,10 @@ impl Report {
             target: context.target.to_owned(),
             implementation: run.implementation.clone(),
             functions: run.functions.clone(),
-            verdict,
+            verdict: match &run.start_error {
+                Some(error) if error.is_runner_failure() => Verdict::Error,
+                _ => Verdict::DoesNotConform,
+            },
             error: run.start_error.as_ref().map(ToString::to_string),
             summary,
             requirements: requirement_summaries(context.spec, &run.results),
@@ -264,7 +312,27 @@ impl Report {
             containment: None,
             duration_ms: run.duration.as_secs_f64() * 1e3,
             complete: true,
+        };
+        report.settle();
+        report
+    }
+
+    /// Counts the cases and decides the verdict: the only place that does. A run that
+    /// could not check the implementation keeps the verdict its error gave; otherwise it
+    /// conforms when no case fails the run, none was left unrun, and the expectations file
+    /// agrees with reality.
+    pub fn settle(&mut self) {
+        self.summary = Summary::of(&self.cases);
+        if self.verdict == Verdict::Error || self.error.is_some() {
+            return;
         }
+        self.verdict = if self.summary.failed + self.summary.skipped > 0
+            || !self.expectation_problems.is_empty()
+        {
+            Verdict::DoesNotConform
+        } else {
+            Verdict::Conforms
+        };
     }
 
     /// Adds what the generated cases found (nothing when none ran): their entries, and
@@ -435,7 +503,7 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         }),
         description: case.description().to_owned(),
         requirements: case.requirements().to_vec(),
-        outcome: result.outcome.label().to_owned(),
+        outcome: result.outcome.kind(),
         charges: result.blame.charges.clone(),
         expected_failure: false,
         expected_reason: None,

@@ -7,7 +7,7 @@ mod session;
 
 pub use session::{clip, Session, StartError};
 
-use crate::judge::{blame, judge, judge_prefix, BatchRun, Blame, Failure, Outcome};
+use crate::judge::{verdict, verdict_raised, BatchRun, Blame, Failure, Outcome};
 use crate::process::{Event, Launch, Received};
 use crate::protocol::{self, BatchReply, CaseReply, ImplementationInfo, Reply, Request};
 use crate::spec::{Function, SpecCase};
@@ -529,12 +529,10 @@ fn signal_hint(signal: i32) -> &'static str {
 }
 
 /// Judges a case reply: batches that returned are judged in order; a batch that raised
-/// is an exception, unless an earlier batch already failed. Then the blame: which
-/// requirements the batches that returned show broken or kept.
+/// is an exception, unless an earlier batch already failed (see [`verdict`]).
 pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
     let mut runs = Vec::with_capacity(reply.batches.len());
-    let mut outcome = None;
-    for (index, batch) in reply.batches.iter().enumerate() {
+    for batch in &reply.batches {
         match batch {
             BatchReply::Returned {
                 output,
@@ -546,23 +544,11 @@ pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
             BatchReply::Raised {
                 message, traceback, ..
             } => {
-                let earlier = judge_prefix(&case.case, &runs);
-                outcome = Some(if earlier.is_pass() {
-                    Outcome::Fail(Failure::Exception {
-                        batch: index + 1,
-                        message: message.clone(),
-                        traceback: traceback.clone(),
-                    })
-                } else {
-                    earlier
-                });
-                break;
+                return verdict_raised(&case.case, &runs, message.clone(), traceback.clone());
             }
         }
     }
-    let outcome = outcome.unwrap_or_else(|| judge(&case.case, &runs));
-    let blame = blame(&case.case, &runs, &outcome);
-    (outcome, blame)
+    verdict(&case.case, &runs)
 }
 
 /// A random first correlation id, below 2^40 so every adapter's number type holds it

@@ -1,7 +1,44 @@
-//! Subjects: the implementations a case runs against. The reference runs in-process, or
-//! serves itself over the protocol; anything else runs as a supervised process.
+//! Subjects: the implementations a case runs against, behind one trait. A process speaking
+//! the protocol (an adapter around a module, or any `--cmd`) is one; code in this process
+//! (the reference, or a test's deliberately broken variant of it) is another. Generated
+//! cases, shrinking and mutation testing drive either alike, and both are judged by
+//! [`crate::judge::verdict`], so what runs in process in milliseconds is what a process
+//! would be told.
 
 pub mod adapters;
 pub mod environment;
+pub mod in_process;
 pub mod reference;
 pub mod server;
+
+pub use in_process::InProcess;
+
+use crate::runner::{CaseResult, Runner};
+use crate::spec::{Function, SpecCase};
+
+/// An implementation cases run against.
+pub trait Subject {
+    /// The functions it defines.
+    fn functions(&self) -> &[Function];
+    /// Runs `cases` and returns their results, in the same order. Cases of a function it
+    /// does not define are `not implemented`.
+    fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult>;
+    /// Why the run is incomplete (a time budget was spent), if it is.
+    fn incomplete(&self) -> Option<String> {
+        None
+    }
+}
+
+impl Subject for Runner<'_> {
+    fn functions(&self) -> &[Function] {
+        Runner::functions(self)
+    }
+
+    fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
+        Runner::run_cases(self, cases)
+    }
+
+    fn incomplete(&self) -> Option<String> {
+        Runner::incomplete(self)
+    }
+}

@@ -4,6 +4,8 @@
     reason = "each test binary uses its own subset of the helpers"
 )]
 
+pub mod subjects;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

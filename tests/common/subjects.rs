@@ -1,0 +1,154 @@
+//! `parcall check` without the process: the same plan, judging and report, on a subject in
+//! this process. For loops whose strength is the generator's and the judge's (many seeds),
+//! where the pipe would only add seconds.
+
+use parcall::fuzz::{run_plan, CheckPlan, Undefined};
+use parcall::json::{dumps, Style, Value};
+use parcall::judge::BatchRun;
+use parcall::reference::{canonical_key, input, run_parallel_calls, Execution, Tools};
+use parcall::report::{Context, Report};
+use parcall::runner::{Run, Settings};
+use parcall::spec::{Case, CaseTools, Function, Spec};
+use parcall::subject::in_process::CaseRun;
+use parcall::subject::Subject;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+pub fn spec() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::embedded().expect("the built-in spec loads"))
+}
+
+/// What `parcall check --seed SEED --fuzz FUZZ` reports on `subject`.
+pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
+    let spec = spec();
+    let plan = CheckPlan {
+        spec,
+        cases: &spec.cases,
+        functions: &Function::ALL,
+        fuzz,
+        undefined: Undefined::LeaveOut,
+        shrink_each_requirement: false,
+        seed,
+        settings: Settings::default(),
+    };
+    let (results, generated) = run_plan(subject, &plan);
+    let run = Run {
+        implementation: None,
+        functions: subject.functions().to_vec(),
+        results,
+        start_error: None,
+        duration: Duration::ZERO,
+    };
+    let context = Context {
+        spec,
+        target: "in process",
+        rerun_base: "parcall check",
+    };
+    Report::new(&run, &context).with_generated(seed, &generated, &context)
+}
+
+/// A case as an implementation sees it: the arguments of each batch, canonically written.
+fn case_text(case: &Case) -> String {
+    let batches: Vec<String> = match case {
+        Case::Exec(c) => c
+            .batches
+            .iter()
+            .map(|b| format!("{}|{:?}", dumps(&b.calls, Style::CANONICAL), b.max_parallel))
+            .collect(),
+        Case::Dedup(c) => c
+            .batches
+            .iter()
+            .map(|b| format!("{}|{:?}", dumps(&b.calls, Style::CANONICAL), c.tools))
+            .collect(),
+    };
+    batches.join("\n")
+}
+
+/// A submission with no logic: it answers every case the public spec holds from memory
+/// (a batch that repeats within a case gets that batch's answer) and returns `None` for
+/// anything else.
+pub fn memoriser() -> impl FnMut(&Case) -> CaseRun {
+    let memory: HashMap<String, Vec<BatchRun>> = spec()
+        .cases
+        .iter()
+        .map(|case| {
+            let runs = parcall::judge::expectations(&case.case)
+                .into_iter()
+                .map(|(output, invocations)| BatchRun {
+                    output,
+                    invocations,
+                })
+                .collect();
+            (case_text(&case.case), runs)
+        })
+        .collect();
+    move |case: &Case| {
+        let runs = memory.get(&case_text(case)).cloned().unwrap_or_else(|| {
+            let batches = parcall::judge::expectations(case).len();
+            vec![
+                BatchRun {
+                    output: Value::Null,
+                    invocations: Vec::new(),
+                };
+                batches
+            ]
+        });
+        (runs, None)
+    }
+}
+
+/// The classic stateful bug: `run_parallel_calls` with a cache that outlives the call, so
+/// a key seen in an earlier batch or case is answered from it without running the tool.
+pub fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
+    let memory: Mutex<HashMap<String, Result<Value, String>>> = Mutex::default();
+    move |case: &Case| {
+        let Case::Dedup(dedup) = case else {
+            panic!("asked for a function it does not define")
+        };
+        let tools = CaseTools::new(&dedup.tools);
+        let remembering = Remembering {
+            tools: &tools,
+            memory: &memory,
+        };
+        let runs = dedup
+            .batches
+            .iter()
+            .map(|batch| {
+                let calls = input::dedup_calls(&batch.calls).expect("cases are in the domain");
+                let results = run_parallel_calls(&remembering, &calls, Execution::Sequential);
+                BatchRun {
+                    output: Value::Object(results.into_iter().collect()),
+                    invocations: tools
+                        .take_invocations()
+                        .iter()
+                        .map(parcall::judge::dedup_invocation)
+                        .collect(),
+                }
+            })
+            .collect();
+        (runs, None)
+    }
+}
+
+struct Remembering<'a> {
+    tools: &'a CaseTools<'a>,
+    memory: &'a Mutex<HashMap<String, Result<Value, String>>>,
+}
+
+impl Tools for Remembering<'_> {
+    fn has_tool(&self, name: &str) -> bool {
+        self.tools.has_tool(name)
+    }
+
+    fn invoke(&self, name: &str, args: &parcall::json::Object) -> Result<Value, String> {
+        let key = canonical_key(name, Some(args));
+        if let Some(answer) = self.memory.lock().unwrap().get(&key) {
+            return answer.clone();
+        }
+        let answer = self.tools.invoke(name, args);
+        self.memory.lock().unwrap().insert(key, answer.clone());
+        answer
+    }
+}
