@@ -14,9 +14,8 @@ use crate::json::{dumps, Style, Value};
 use std::io::{self, Write};
 
 const COMPACT: Style = Style {
-    sort_keys: false,
     ensure_ascii: false,
-    indent: None,
+    ..Style::PYTHON
 };
 
 pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
