@@ -55,6 +55,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
                 results: runner::not_started(plan.cases, &error),
                 start_error: Some(error),
                 duration: started.elapsed(),
+                number_model: Default::default(),
             };
             return Checked {
                 run,
@@ -94,6 +95,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
     runner.on_result = None;
     let incomplete = runner.incomplete();
     results.extend(generated.iter().map(|g| g.result.clone()));
+    let number_model = runner.number_model();
     let (implementation, functions) = runner.shutdown();
     let run = Run {
         implementation: Some(implementation),
@@ -101,6 +103,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         results,
         start_error: None,
         duration: started.elapsed(),
+        number_model,
     };
     Checked {
         run,

@@ -68,8 +68,8 @@ mod tests {
             (f64::NAN, "NaN"),
             // Exactly halfway between two shortest candidates: ECMAScript takes the even one
             // (Number::toString, step 5), as CPython's repr does; Rust's `{:e}` does not.
-            (257_777_001_483_431.125, "257777001483431.12"),
-            (-1_500_850_849_754_805.25, "-1500850849754805.2"),
+            (257_777_001_483_431.0 + 0.125, "257777001483431.12"),
+            (-1_500_850_849_754_805.0 - 0.25, "-1500850849754805.2"),
         ];
         for (value, expected) in cases {
             assert_eq!(ecmascript_number(*value), *expected, "{value:e}");

@@ -96,10 +96,11 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         .unwrap_or_default();
     writeln!(
         out,
-        "{} · suite {} · {}{implementation}",
+        "{} · suite {} · {}{implementation} · number model {}",
         palette.bold(format!("parcall {}", report.parcall)),
         line(&report.suite),
-        line(&report.target)
+        line(&report.target),
+        report.number_model
     )?;
     if let Some(containment) = &report.containment {
         writeln!(

@@ -3,5 +3,6 @@
 
 pub mod adapters;
 pub mod environment;
+pub mod expected;
 pub mod reference;
 pub mod server;
