@@ -7,23 +7,13 @@ use super::ecmascript::ecmascript_number;
 use super::float_repr::write_python_repr;
 use super::value::{Int, Object, Value};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 /// The number model an implementation declares in its handshake (`number_model`), and the
 /// one its expectations are computed and its results judged by.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    clap::ValueEnum,
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, JsonSchema, clap::ValueEnum,
 )]
 #[serde(rename_all = "snake_case")]
 #[value(rename_all = "snake_case")]
@@ -104,6 +94,21 @@ fn normal_double(value: f64) -> Value {
     }
 }
 
+/// Read from the handshake: any other value is refused with a message that names the field
+/// and the value (an internally tagged message loses serde's path to the field).
+impl<'de> Deserialize<'de> for NumberModel {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<NumberModel, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        match value.as_str() {
+            Some("python") => Ok(NumberModel::Python),
+            Some("float64") => Ok(NumberModel::Float64),
+            _ => Err(serde::de::Error::custom(format!(
+                "number_model {value} is not a number model: expected \"python\" or \"float64\""
+            ))),
+        }
+    }
+}
+
 impl fmt::Display for NumberModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -162,5 +167,24 @@ mod tests {
         assert_eq!(Float64.to_string(), "float64");
         assert_eq!(serde_json::to_string(&Float64).unwrap(), "\"float64\"");
         assert_eq!(crate::json::NumberModel::default(), Python);
+    }
+
+    #[test]
+    fn other_values_are_refused_naming_the_field_and_the_value() {
+        use crate::json::NumberModel;
+        for (text, model) in [(r#""python""#, Python), (r#""float64""#, Float64)] {
+            let read: NumberModel = crate::json::from_value(&parse(text).unwrap()).unwrap();
+            assert_eq!(read, model);
+        }
+        for (text, shown) in [
+            (r#""float32""#, r#"number_model "float32" is not"#),
+            ("64", "number_model 64 is not"),
+            (r#""Float64""#, r#"number_model "Float64" is not"#),
+        ] {
+            let error = crate::json::from_value::<NumberModel>(&parse(text).unwrap())
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(shown), "{error}");
+        }
     }
 }

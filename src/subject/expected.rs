@@ -132,3 +132,102 @@ fn typed<T: serde::de::DeserializeOwned>(run: &BatchRun) -> Vec<T> {
         .filter_map(|v| json::from_value(v).ok())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{dumps, parse, Style};
+    use crate::spec::Spec;
+
+    fn case_of(json: &str) -> SpecCase {
+        let file: crate::spec::CaseFile = json::from_value(&parse(json).unwrap()).unwrap();
+        let case = match file {
+            crate::spec::CaseFile::RunParallelCalls { cases, .. } => {
+                Case::Dedup(cases.into_iter().next().unwrap())
+            }
+            crate::spec::CaseFile::ExecuteToolCalls { cases, .. } => {
+                Case::Exec(cases.into_iter().next().unwrap())
+            }
+        };
+        SpecCase {
+            file: "test".into(),
+            case,
+        }
+    }
+
+    fn first_batch(case: &SpecCase) -> (String, String) {
+        let (output, invocations) = crate::judge::expectations(&case.case).remove(0);
+        (
+            dumps(&output, Style::PYTHON),
+            dumps(&Value::List(invocations), Style::PYTHON),
+        )
+    }
+
+    #[test]
+    fn python_expectations_are_the_case_files_and_the_reference_agrees() {
+        let spec = Spec::embedded().unwrap();
+        for case in &spec.cases {
+            assert_eq!(&expected_under(NumberModel::Python, case).unwrap(), case);
+            let recomputed = recomputed_under(NumberModel::Python, case).unwrap();
+            assert_eq!(
+                crate::judge::expectations(&recomputed.case),
+                crate::judge::expectations(&case.case),
+                "{}",
+                case.id()
+            );
+        }
+    }
+
+    #[test]
+    fn under_float64_1_and_1_0_are_one_call_and_true_another() {
+        let case = case_of(
+            r#"{"function": "run_parallel_calls", "topic": "t", "cases": [{"id": "c", "description": "", "requirements": [],
+                "tools": {"f": {"responses": [{"args": {"a": 1.0}, "answers": [{"type": "return", "value": 2.0}]},
+                                              {"answers": [{"type": "return", "value": "other"}]}]}},
+                "batches": [{"calls": [{"name": "f", "args": {"a": 1}}, {"name": "f", "args": {"a": 1.0}}, {"name": "f", "args": {"a": true}},
+                                       {"name": "f", "args": {"b": [1e-7, 9007199254740993, 1e400]}}],
+                             "expected": {}, "invocations": []}]}]}"#,
+        );
+        let judged = expected_under(NumberModel::Float64, &case).unwrap();
+        let (output, invocations) = first_batch(&judged);
+        assert_eq!(
+            output,
+            r#"{"f({\"a\": 1})": 2, "f({\"a\": true})": "other", "f({\"b\": [1e-7, 9007199254740992, Infinity]})": "other"}"#
+        );
+        assert_eq!(
+            invocations,
+            r#"[{"name": "f", "args": {"a": 1}}, {"name": "f", "args": {"a": true}}, {"name": "f", "args": {"b": [1e-07, 9007199254740992, Infinity]}}]"#
+        );
+        // What the implementation is given stays as written.
+        let Case::Dedup(judged) = &judged.case else {
+            unreachable!()
+        };
+        let Case::Dedup(given) = &case.case else {
+            unreachable!()
+        };
+        assert_eq!(judged.batches[0].calls, given.batches[0].calls);
+        assert_eq!(judged.tools, given.tools);
+    }
+
+    #[test]
+    fn under_float64_the_sandbox_answers_the_request_as_the_model_holds_it() {
+        let case = case_of(
+            r#"{"function": "execute_tool_calls", "topic": "t", "cases": [{"id": "c", "description": "", "requirements": [],
+                "batches": [{"calls": [{"tool": "add", "arguments": {"a": 1, "b": 1.0}}, {"tool": "divide", "arguments": {"a": 1.0, "b": -0.0}},
+                                       {"tool": "add", "arguments": {"a": 9007199254740993, "b": 0.5}}],
+                             "expected": [], "invocations": []}]}]}"#,
+        );
+        let (output, _) = first_batch(&expected_under(NumberModel::Float64, &case).unwrap());
+        assert!(output.contains(r#""content": "2""#), "{output}");
+        assert!(
+            output.contains("ZeroDivisionError: division by zero"),
+            "{output}"
+        );
+        assert!(
+            output.contains(r#""content": "9007199254740992.0""#),
+            "{output}"
+        );
+        let (python, _) = first_batch(&recomputed_under(NumberModel::Python, &case).unwrap());
+        assert!(python.contains(r#""content": "2.0""#), "{python}");
+    }
+}
