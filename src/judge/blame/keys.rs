@@ -165,32 +165,33 @@ fn respelled(
     departed: KeyStyle,
     broken: &mut Vec<&'static str>,
 ) {
-    match value {
-        Value::Int(_) | Value::Float(_) => {
-            if canonical.number(value) == departed.number(value) {
-                return;
+    let (double, literal_rule) = match value {
+        Value::Int(i) => (i.to_f64(), DEDUP_NUMBER_INT),
+        Value::Float(f) => (*f, DEDUP_NUMBER_FLOAT),
+        Value::List(items) => {
+            for item in items {
+                respelled(model, item, canonical, departed, broken);
             }
-            let double = match value {
-                Value::Int(i) => i.to_f64(),
-                Value::Float(f) => *f,
-                _ => unreachable!("a number"),
-            };
-            let rule = match value {
-                _ if model == NumberModel::Float64 && !double.is_finite() => DEDUP_NUMBER_OVERFLOW,
-                Value::Int(_) => DEDUP_NUMBER_INT,
-                _ => DEDUP_NUMBER_FLOAT,
-            };
-            if !broken.contains(&rule) {
-                broken.push(rule);
-            }
+            return;
         }
-        Value::List(items) => items
-            .iter()
-            .for_each(|v| respelled(model, v, canonical, departed, broken)),
-        Value::Object(object) => object
-            .values()
-            .for_each(|v| respelled(model, v, canonical, departed, broken)),
-        _ => {}
+        Value::Object(object) => {
+            for item in object.values() {
+                respelled(model, item, canonical, departed, broken);
+            }
+            return;
+        }
+        Value::Null | Value::Bool(_) | Value::Str(_) => return,
+    };
+    if canonical.number(value) == departed.number(value) {
+        return;
+    }
+    let rule = if model == NumberModel::Float64 && !double.is_finite() {
+        DEDUP_NUMBER_OVERFLOW
+    } else {
+        literal_rule
+    };
+    if !broken.contains(&rule) {
+        broken.push(rule);
     }
 }
 
