@@ -1,13 +1,14 @@
-//! CI gating: expectations files for implementations that knowingly deviate (here the
-//! JavaScript example, which cannot tell `1` from `1.0`), the JavaScript adapter and its
-//! examples, the CI report formats, and reading the spec without running anything.
+//! CI gating: expectations files for implementations that knowingly deviate (here a
+//! JavaScript port that writes the numbers of its keys with `JSON.stringify`, so NaN and the
+//! infinities key as `null`), the JavaScript adapter and its examples, the CI report
+//! formats, and reading the spec without running anything.
 
 mod common;
 
 use common::{json_report, parcall, root, stdout};
 
-const JS: &str = "conformance/examples/javascript/solution.mjs";
-const JS_EXPECTATIONS: &str = "conformance/examples/javascript/solution.expectations.json";
+const JS: &str = "conformance/examples/javascript/stringify_numbers.mjs";
+const JS_EXPECTATIONS: &str = "conformance/examples/javascript/stringify_numbers.expectations.json";
 
 /// `parcall check MODULE --seed 1 --expectations FILE`, as a JavaScript runtime's CI runs it.
 fn gated(module: &str, expectations: &str, extra: &[&str]) -> (i32, serde_json::Value) {
@@ -79,7 +80,7 @@ fn a_fix_without_updating_the_file_fails_the_gate() {
 fn a_changed_outcome_an_entry_matching_nothing_and_a_broad_glob_fail_the_gate() {
     let cases = [
         (
-            serde_json::json!({"case": "dedup-number-001", "outcome": "exception"}),
+            serde_json::json!({"case": "dedup-number-006", "outcome": "exception"}),
             "expected `exception`, got `wrong output`",
         ),
         (
@@ -111,7 +112,7 @@ fn a_changed_outcome_an_entry_matching_nothing_and_a_broad_glob_fail_the_gate() 
 #[test]
 fn update_expectations_rewrites_the_file_from_the_run() {
     let file = edited_expectations(|f| {
-        f["known_failures"] = serde_json::json!([{"case": "dedup-number-001", "outcome": "wrong output", "reason": "one number type"}, {"case": "exec-seed-001", "outcome": "crash"}]);
+        f["known_failures"] = serde_json::json!([{"case": "dedup-number-006", "outcome": "wrong output", "reason": "JSON.stringify's numbers"}, {"case": "exec-seed-001", "outcome": "crash"}]);
     });
     let path = file.path().to_str().unwrap();
     let (code, _) = gated(JS, path, &["--update-expectations"]);
@@ -125,9 +126,9 @@ fn update_expectations_rewrites_the_file_from_the_run() {
     );
     let kept = entries
         .iter()
-        .find(|e| e["case"] == "dedup-number-001")
+        .find(|e| e["case"] == "dedup-number-006")
         .unwrap();
-    assert_eq!(kept["reason"], "one number type");
+    assert_eq!(kept["reason"], "JSON.stringify's numbers");
     assert_eq!(gated(JS, path, &[]).0, 0);
 }
 

@@ -73,8 +73,8 @@ fn the_readme_workflow_is_one_step_that_writes_every_report() {
     assert!(checks[0].contains("--format github"));
 }
 
-/// The JavaScript example with its expectations file: a gated run that passes, with 17
-/// expected failures.
+/// A JavaScript module that knowingly deviates, with its expectations file: a gated run
+/// that passes, with expected failures.
 #[test]
 fn one_gated_run_writes_every_report_and_expected_failures_are_not_red() {
     let dir = temp_dir("reports");
@@ -84,11 +84,11 @@ fn one_gated_run_writes_every_report_and_expected_failures_are_not_red() {
     let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args([
             "check",
-            "conformance/examples/javascript/solution.mjs",
+            "conformance/examples/javascript/stringify_numbers.mjs",
             "--seed",
             "1",
             "--expectations",
-            "conformance/examples/javascript/solution.expectations.json",
+            "conformance/examples/javascript/stringify_numbers.expectations.json",
             "--format",
             "github",
         ])

@@ -94,6 +94,51 @@ fn look_alike_values_reach_the_implementation_as_distinct_requests() {
     }
 }
 
+/// A case whose every line is far longer than one read of a pipe, made of characters of
+/// three bytes each: wherever a read ends, it ends inside one, in either direction.
+/// (The reply stays within the protocol's bound of 256 KiB per output.)
+fn long_multibyte_case() -> String {
+    let text = "한".repeat(25_000);
+    let escaped = "\\\\ud55c".repeat(25_000);
+    let answer = "한".repeat(20_000);
+    let args = format!(r#"{{"s": "{text}"}}"#);
+    format!(
+        r#"{{"function": "run_parallel_calls", "topic": "long-text", "cases": [
+  {{"id": "long-text-001", "description": "A long text of multibyte characters crosses the pipe intact.", "requirements": ["DEDUP-KEY-ASCII"],
+   "tools": {{"t": {{"responses": [{{"answers": [{{"type": "return", "value": "{answer}"}}]}}]}}}},
+   "batches": [{{"calls": [{{"name": "t", "args": {args}}}],
+                "expected": {{"t({{\"s\": \"{escaped}\"}})": "{answer}"}},
+                "invocations": [{{"name": "t", "args": {args}}}]}}]}}]}}
+"#
+    )
+}
+
+#[test]
+fn characters_split_across_reads_of_the_pipe_arrive_whole() {
+    let spec = spec_with(
+        "long-text",
+        &[(
+            "cases/run_parallel_calls/long_text.json",
+            &long_multibyte_case(),
+        )],
+    );
+    let reference = format!("{} reference", env!("CARGO_BIN_EXE_parcall"));
+    let python = example("solution");
+    let targets: [&[&str]; 3] = [
+        &["--cmd", &reference],
+        &[&python],
+        &["conformance/examples/javascript/solution.mjs"],
+    ];
+    for target in targets {
+        let mut args = vec!["check"];
+        args.extend(target);
+        args.extend(["--spec", spec.to_str().unwrap(), "--case", "long-text-*"]);
+        let (code, report) = json_report(&args);
+        assert_eq!(code, 0, "{target:?}: {:#}", report["cases"]);
+        assert_eq!(report["summary"]["passed"], 1, "{target:?}");
+    }
+}
+
 fn without_run_parallel_calls(dir: &Path) -> PathBuf {
     let source = std::fs::read_to_string(root().join(example("solution"))).unwrap();
     let module = dir.join("exec_only.py");

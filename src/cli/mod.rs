@@ -46,10 +46,19 @@ pub enum Command {
     Doctor,
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
     /// `parcall check --cmd "parcall reference"` must pass.
-    Reference,
+    Reference(ReferenceArgs),
     /// Read the specification without running anything.
     #[command(subcommand)]
     Spec(SpecCommand),
+}
+
+/// `parcall reference`.
+#[derive(Debug, clap::Args)]
+pub struct ReferenceArgs {
+    /// The number model to declare in the handshake and run by: `float64` serves the
+    /// reference as a runtime whose numbers are all doubles does (RULINGS E).
+    #[arg(long, value_enum, value_name = "MODEL", default_value_t)]
+    pub number_model: crate::json::NumberModel,
 }
 
 /// `parcall grade`.
@@ -365,8 +374,8 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Grade(args) => grade::run(*args),
         Command::Mutate(args) => mutate::run(*args),
         Command::Doctor => grade::doctor(),
-        Command::Reference => {
-            crate::subject::server::serve_from_environment()?;
+        Command::Reference(args) => {
+            crate::subject::server::serve_from_environment(args.number_model)?;
             Ok(exit::SUCCESS)
         }
     }

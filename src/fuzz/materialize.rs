@@ -3,7 +3,7 @@
 
 use super::tags::requirements_exercised;
 use crate::generate::cases::GeneratedInput;
-use crate::json::{self, Value};
+use crate::json::{self, NumberModel, Value};
 use crate::reference::{DomainError, Execution};
 use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, SpecCase};
 use crate::subject::reference::{run_dedup, run_exec};
@@ -40,7 +40,12 @@ pub fn materialize(
             })
         }
         GeneratedInput::Dedup { tools, batches } => {
-            let runs = run_dedup(tools, batches.iter(), Execution::Sequential)?;
+            let runs = run_dedup(
+                tools,
+                batches.iter(),
+                Execution::Sequential,
+                NumberModel::Python,
+            )?;
             Case::Dedup(DedupCase {
                 id: id.to_owned(),
                 description: description.to_owned(),

@@ -13,6 +13,7 @@ pub use session::{check, run_plan, Checked, Plan as CheckPlan, Undefined};
 pub use tags::{blame, requirements_exercised};
 
 use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
+use crate::json::NumberModel;
 use crate::judge::GeneratedTally;
 use crate::judge::Outcome;
 use crate::runner::CaseResult;
@@ -182,7 +183,11 @@ fn run_function(
         .iter()
         .flat_map(|c| c.requirements().to_vec())
         .collect();
-    let requirements = tally(&results, &public_batches(spec_cases, function));
+    let requirements = tally(
+        subject.number_model(),
+        &results,
+        &public_batches(spec_cases, function),
+    );
     let mut summary = Summary {
         function,
         seed: settings.seed,
@@ -209,7 +214,13 @@ fn run_function(
     });
     summary.shrink_runs = runs;
     summary.result = failing_entry(&summary, minimal.clone());
-    let mut counterexample = minimal.case.clone();
+    // Saved counterexamples are case files, whose expectations are always Python's: the
+    // runner computes another model's from them when it replays one.
+    let mut counterexample = match subject.number_model() {
+        NumberModel::Python => minimal.case.clone(),
+        _ => crate::subject::expected::recomputed_under(NumberModel::Python, &minimal.case)
+            .unwrap_or_else(|_| minimal.case.clone()),
+    };
     rename(
         &mut counterexample,
         &format!("regression-{}-{}-{first}", short(function), settings.seed),
@@ -222,8 +233,13 @@ fn run_function(
 
 /// What every generated case said about each requirement. A generated case with a batch
 /// the public spec also has (a variant can come out equal to its source) can be answered
-/// from memory, so it shows nothing kept; its charges still count.
-fn tally(results: &[CaseResult], public: &HashSet<String>) -> BTreeMap<String, GeneratedTally> {
+/// from memory, so it shows nothing kept; its charges still count. The cases hold the
+/// expectations of number model `model`.
+fn tally(
+    model: NumberModel,
+    results: &[CaseResult],
+    public: &HashSet<String>,
+) -> BTreeMap<String, GeneratedTally> {
     let mut tallies: BTreeMap<String, GeneratedTally> = BTreeMap::new();
     for result in results {
         let hidden = batch_texts(&result.case.case)
@@ -235,7 +251,7 @@ fn tally(results: &[CaseResult], public: &HashSet<String>) -> BTreeMap<String, G
             let exercised = if result.outcome.is_pass() {
                 result.blame.shown.clone()
             } else {
-                crate::judge::blame::applicable(&result.case.case)
+                crate::judge::blame::applicable_in(model, &result.case.case)
             };
             for id in exercised {
                 tallies.entry(id).or_default().exercised += 1;

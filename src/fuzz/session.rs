@@ -57,6 +57,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
                 results: runner::not_started(plan.cases, &error),
                 start_error: Some(error),
                 duration: started.elapsed(),
+                number_model: Default::default(),
             };
             return Checked {
                 run,
@@ -69,6 +70,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
     let (results, generated) = run_plan(&mut runner, plan);
     runner.on_result = None;
     let incomplete = runner.incomplete();
+    let number_model = runner.number_model();
     let (implementation, functions) = runner.shutdown();
     let run = Run {
         implementation: Some(implementation),
@@ -76,6 +78,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
         results,
         start_error: None,
         duration: started.elapsed(),
+        number_model,
     };
     Checked {
         run,

@@ -218,6 +218,7 @@ impl Grading<'_> {
             results: Vec::new(),
             start_error: None,
             duration: started.elapsed(),
+            number_model: Default::default(),
         };
         let report = Report::new(
             &run,

@@ -1,6 +1,8 @@
 //! ECMAScript's `Number.prototype.toString` (radix 10), the number format of
 //! `JSON.stringify`: how a runtime with one number type (RULINGS E) writes a number.
 
+use super::float_repr::shortest_digits;
+
 /// Writes `value` as ECMAScript does: `1`, `0.5`, `1e+21`, `1e-7`, `-0` as `0`, `NaN`,
 /// `Infinity`.
 pub fn ecmascript_number(value: f64) -> String {
@@ -14,15 +16,13 @@ pub fn ecmascript_number(value: f64) -> String {
         return if value > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
     let sign = if value < 0.0 { "-" } else { "" };
-    // Rust's `{:e}` gives the shortest digits that round-trip, as ECMAScript requires.
-    let scientific = format!("{:e}", value.abs());
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("`{:e}` always writes an exponent");
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exponent: i64 = exponent.parse().expect("`{:e}` writes an integer exponent");
-    let k = digits.len() as i64;
-    let n = exponent + 1;
+    // The shortest digits that round-trip, the closest to the value, ties to even: what
+    // ECMAScript requires (Number::toString, step 5) and CPython's repr also writes.
+    let mut buffer = [0u8; 24];
+    let (count, decimal_point) = shortest_digits(value.abs(), &mut buffer);
+    let digits = std::str::from_utf8(&buffer[..count]).expect("ASCII digits");
+    let k = count as i64;
+    let n = i64::from(decimal_point);
     let body = if k <= n && n <= 21 {
         format!("{digits}{}", "0".repeat((n - k) as usize))
     } else if 0 < n && n <= 21 {
@@ -66,6 +66,10 @@ mod tests {
             (f64::INFINITY, "Infinity"),
             (f64::NEG_INFINITY, "-Infinity"),
             (f64::NAN, "NaN"),
+            // Exactly halfway between two shortest candidates: ECMAScript takes the even one
+            // (Number::toString, step 5), as CPython's repr does; Rust's `{:e}` does not.
+            (257_777_001_483_431.0 + 0.125, "257777001483431.12"),
+            (-1_500_850_849_754_805.0 - 0.25, "-1500850849754805.2"),
         ];
         for (value, expected) in cases {
             assert_eq!(ecmascript_number(*value), *expected, "{value:e}");

@@ -81,7 +81,7 @@ fn short_decimal(out: &mut String, value: f64) -> bool {
 /// Ryu finds the shortest digits and, when two candidates of that length are equally close
 /// to the exact value, rounds half to even, exactly as CPython's `dtoa` mode 0 does (e.g.
 /// `-1500850849754805.25` prints as `…805.2`; Rust's own `{:e}` would print `…805.3`).
-fn shortest_digits(value: f64, digits: &mut [u8; 24]) -> (usize, i32) {
+pub(super) fn shortest_digits(value: f64, digits: &mut [u8; 24]) -> (usize, i32) {
     let mut buffer = ryu::Buffer::new();
     // Ryu writes `D.DDDeN`, `DDD.DDD` or `0.000DDD`; read the digits and the point off it.
     let text = buffer.format_finite(value).as_bytes();

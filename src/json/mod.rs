@@ -3,6 +3,7 @@
 
 mod ecmascript;
 mod float_repr;
+mod number_model;
 mod parse;
 mod serde_glue;
 mod to_value;
@@ -11,6 +12,7 @@ mod write;
 
 pub use ecmascript::ecmascript_number;
 pub use float_repr::python_repr;
+pub use number_model::NumberModel;
 pub use parse::{parse, ParseError};
 pub use serde_glue::{
     from_file, from_value, read_regular_file, to_serde_json, ShapeError, MAX_INPUT_FILE_BYTES,

@@ -48,6 +48,13 @@ impl Int {
         self.0.parse().ok()
     }
 
+    /// The double nearest to the integer (infinite past the largest double), as a runtime
+    /// with one number type reads it.
+    pub fn to_f64(&self) -> f64 {
+        // Rust parses decimal text of any length with correct rounding.
+        self.0.parse().unwrap_or(f64::NAN)
+    }
+
     /// The decimal text, as Python's `str(int)` writes it.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -1,6 +1,7 @@
 //! Writing values as CPython's `json.dumps` does, and as the pretty canonical form for diffs.
 
-use super::float_repr::{python_repr, write_python_repr};
+use super::float_repr::python_repr;
+use super::number_model::NumberModel;
 use super::value::{Object, Value};
 use smallvec::SmallVec;
 
@@ -13,6 +14,9 @@ pub struct Style {
     pub ensure_ascii: bool,
     /// `None`: one line with `", "` and `": "`; `Some(n)`: n spaces per level.
     pub indent: Option<usize>,
+    /// How numbers are written: as Python's `json.dumps` does, or (`float64`, inside the
+    /// canonical keys of RULINGS E) as ECMAScript writes the double.
+    pub numbers: NumberModel,
 }
 
 impl Style {
@@ -20,6 +24,7 @@ impl Style {
         sort_keys: false,
         ensure_ascii: true,
         indent: None,
+        numbers: NumberModel::Python,
     };
     pub const CANONICAL: Style = Style {
         sort_keys: true,
@@ -29,6 +34,7 @@ impl Style {
         sort_keys: true,
         ensure_ascii: false,
         indent: Some(2),
+        numbers: NumberModel::Python,
     };
     /// Files people read and parcall reads back (regressions, exported cases): indented,
     /// keys in their own order (a counterexample may depend on it), Python's dialect so NaN
@@ -37,6 +43,14 @@ impl Style {
         sort_keys: false,
         ..Style::PRETTY
     };
+
+    /// The canonical style of a number model: [`Style::CANONICAL`] with its numbers.
+    pub const fn canonical(numbers: NumberModel) -> Style {
+        Style {
+            numbers,
+            ..Style::CANONICAL
+        }
+    }
 }
 
 /// Writes `value` in `style`.
@@ -82,9 +96,7 @@ impl Writer<'_> {
         match value {
             Value::Null => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(i) => self.out.push_str(i.as_str()),
-            Value::Float(f) if f.is_finite() => write_python_repr(self.out, *f),
-            Value::Float(f) => self.out.push_str(&json_float(*f)),
+            Value::Int(_) | Value::Float(_) => self.style.numbers.write_number(self.out, value),
             Value::Str(s) => self.string(s),
             Value::List(items) => {
                 self.out.push('[');

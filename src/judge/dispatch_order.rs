@@ -8,21 +8,22 @@
 //! assignment to the group's calls varies. The judge therefore accepts an output whose
 //! contents within each such group are a permutation of the expected ones.
 
-use crate::json::Value;
-use crate::reference::{canonical_args, input, plan, Verdict, DEFAULT_MAX_PARALLEL};
+use crate::json::{NumberModel, Value};
+use crate::reference::{canonical_args_in, input, plan, Verdict, DEFAULT_MAX_PARALLEL};
 use std::collections::HashMap;
 
 /// `actual` with the contents of every group of identical dispatched requests put in the
 /// expected order, where they are a permutation of the expected contents; everything else
 /// (ids, other calls, shapes) is left as it is for the judge to compare. Returns `None` when
-/// nothing needs moving.
+/// nothing needs moving. Requests are identical as number model `model` sees them.
 pub fn align(
+    model: NumberModel,
     calls: &Value,
     max_parallel: Option<u64>,
     expected: &Value,
     actual: &Value,
 ) -> Option<Value> {
-    let groups = identical_requests(calls, max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL));
+    let groups = identical_requests(model, calls, max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL));
     let (Some(expected_list), Some(actual_list)) = (expected.as_list(), actual.as_list()) else {
         return None;
     };
@@ -55,7 +56,7 @@ pub fn align(
 
 /// The 0-based positions of the dispatched calls of a batch, grouped by canonical request,
 /// keeping only groups of two or more (a lone request has one possible answer).
-fn identical_requests(calls: &Value, max_parallel: u64) -> Vec<Vec<usize>> {
+fn identical_requests(model: NumberModel, calls: &Value, max_parallel: u64) -> Vec<Vec<usize>> {
     // A batch outside the domain was refused by the loader; it has no groups.
     let Ok(calls) = input::tool_calls(calls) else {
         return Vec::new();
@@ -70,7 +71,7 @@ fn identical_requests(calls: &Value, max_parallel: u64) -> Vec<Vec<usize>> {
         }
         let key = (
             call.tool.clone(),
-            canonical_args(call.arguments.as_ref().unwrap_or(&empty)),
+            canonical_args_in(model, call.arguments.as_ref().unwrap_or(&empty)),
         );
         let group = groups.entry(key.clone()).or_default();
         if group.is_empty() {
@@ -134,7 +135,10 @@ mod tests {
         let calls = parse(TWO_COUNTS).unwrap();
         let expected = messages(&["first", "x", "second"]);
         let actual = messages(&["second", "x", "first"]);
-        assert_eq!(align(&calls, None, &expected, &actual), Some(expected));
+        assert_eq!(
+            align(NumberModel::Python, &calls, None, &expected, &actual),
+            Some(expected)
+        );
     }
 
     #[test]
@@ -143,12 +147,19 @@ mod tests {
         let expected = messages(&["first", "x", "second"]);
         // Both calls got the first answer: the tool ran once, or the cache was shared.
         assert_eq!(
-            align(&calls, None, &expected, &messages(&["first", "x", "first"])),
+            align(
+                NumberModel::Python,
+                &calls,
+                None,
+                &expected,
+                &messages(&["first", "x", "first"])
+            ),
             None
         );
         // Different requests never trade answers.
         assert_eq!(
             align(
+                NumberModel::Python,
                 &calls,
                 None,
                 &expected,
@@ -165,6 +176,7 @@ mod tests {
         let expected = messages(&["first", "limit", "limit"]);
         assert_eq!(
             align(
+                NumberModel::Python,
                 &calls,
                 Some(1),
                 &expected,
@@ -178,15 +190,31 @@ mod tests {
     fn a_case_expecting_fewer_messages_than_calls_is_no_panic() {
         let calls = parse(TWO_COUNTS).unwrap();
         let short = messages(&["first"]);
-        assert_eq!(align(&calls, None, &short, &short), None);
+        assert_eq!(
+            align(NumberModel::Python, &calls, None, &short, &short),
+            None
+        );
     }
 
     #[test]
     fn requests_are_grouped_by_canonical_text() {
         // `0.0` and `-0.0` are equal numbers but different requests.
         let calls = parse(r#"[{"tool": "add", "arguments": {"a": 0.0}}, {"tool": "add", "arguments": {"a": -0.0}}]"#).unwrap();
-        assert!(identical_requests(&calls, 4).is_empty());
+        assert!(identical_requests(NumberModel::Python, &calls, 4).is_empty());
         let calls = parse(r#"[{"tool": "add", "arguments": {"a": 1, "b": 2}}, {"tool": "add", "arguments": {"b": 2, "a": 1}}]"#).unwrap();
-        assert_eq!(identical_requests(&calls, 4), vec![vec![0, 1]]);
+        assert_eq!(
+            identical_requests(NumberModel::Python, &calls, 4),
+            vec![vec![0, 1]]
+        );
+    }
+
+    #[test]
+    fn under_float64_one_and_one_point_zero_are_one_request() {
+        let calls = parse(r#"[{"tool": "add", "arguments": {"a": 1.0}}, {"tool": "add", "arguments": {"a": 1}}, {"tool": "add", "arguments": {"a": true}}]"#).unwrap();
+        assert!(identical_requests(NumberModel::Python, &calls, 4).is_empty());
+        assert_eq!(
+            identical_requests(NumberModel::Float64, &calls, 4),
+            vec![vec![0, 1]]
+        );
     }
 }

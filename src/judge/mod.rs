@@ -6,12 +6,13 @@ mod dispatch_order;
 mod invocations;
 mod outcome;
 
-pub use blame::{blame, Blame, Charge, GeneratedTally};
+pub use blame::{blame, blame_in, Blame, Charge, GeneratedTally};
 pub use invocations::{multiset_difference, InvocationDiff};
 pub use outcome::{Failure, Outcome, OutcomeKind};
 
-use crate::json::{Object, Value};
+use crate::json::{NumberModel, Object, Value};
 use crate::spec::{Case, DedupInvocation, ExecInvocation};
+use std::borrow::Cow;
 
 /// What one batch of a case produced: the function's return value and every invocation.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +71,28 @@ pub fn dedup_invocation(invocation: &DedupInvocation) -> Value {
 /// scripted answers in any order (see [`dispatch_order`]). Output is checked before invocations, because a
 /// wrong output usually explains wrong invocations.
 pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
+    judge_in(NumberModel::Python, case, runs)
+}
+
+/// What the batches returned and invoked, as number model `model` holds it: under
+/// `float64`, `1` and `1.0` are one value, so results compare by value (RULINGS E).
+pub fn held_in(model: NumberModel, runs: &[BatchRun]) -> Cow<'_, [BatchRun]> {
+    if model == NumberModel::Python {
+        return Cow::Borrowed(runs);
+    }
+    Cow::Owned(
+        runs.iter()
+            .map(|run| BatchRun {
+                output: model.normalise(&run.output),
+                invocations: run.invocations.iter().map(|i| model.normalise(i)).collect(),
+            })
+            .collect(),
+    )
+}
+
+/// [`judge`] for an implementation of number model `model`, on a case whose expectations
+/// are that model's (see [`crate::subject::expected::expected_under`]).
+pub fn judge_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Outcome {
     let expected = expectations(case).len();
     if runs.len() != expected {
         return Outcome::Fail(Failure::Protocol {
@@ -79,19 +102,25 @@ pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
             ),
         });
     }
-    judge_prefix(case, runs)
+    judge_prefix_in(model, case, runs)
 }
 
 /// Judges the first `runs.len()` batches of a case (the ones that returned before one
 /// raised, say).
 pub fn judge_prefix(case: &Case, runs: &[BatchRun]) -> Outcome {
+    judge_prefix_in(NumberModel::Python, case, runs)
+}
+
+/// [`judge_prefix`] under number model `model`: results compare as that model holds them.
+pub fn judge_prefix_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Outcome {
+    let runs = held_in(model, runs);
     let expected = expectations(case);
-    for (index, ((output, invocations), run)) in expected.iter().zip(runs).enumerate() {
+    for (index, ((output, invocations), run)) in expected.iter().zip(runs.iter()).enumerate() {
         let batch = index + 1;
         let aligned = match case {
             Case::Exec(exec) => {
                 let input = &exec.batches[index];
-                dispatch_order::align(&input.calls, input.max_parallel, output, &run.output)
+                dispatch_order::align(model, &input.calls, input.max_parallel, output, &run.output)
             }
             Case::Dedup(_) => None,
         };
@@ -115,22 +144,24 @@ pub fn judge_prefix(case: &Case, runs: &[BatchRun]) -> Outcome {
 }
 
 /// The one verdict on a case whose every batch returned: the outcome, then the blame
-/// (which requirements the batches show broken or kept). Every subject is judged here.
-pub fn verdict(case: &Case, runs: &[BatchRun]) -> (Outcome, Blame) {
-    let outcome = judge(case, runs);
-    let blame = blame(case, runs, &outcome);
+/// (which requirements the batches show broken or kept). Every subject is judged here,
+/// by the number model it declared; `case` holds that model's expectations.
+pub fn verdict(model: NumberModel, case: &Case, runs: &[BatchRun]) -> (Outcome, Blame) {
+    let outcome = judge_in(model, case, runs);
+    let blame = blame_in(model, case, runs, &outcome);
     (outcome, blame)
 }
 
 /// The verdict on a case whose batch `runs.len() + 1` raised: an exception, unless an
 /// earlier batch already failed.
 pub fn verdict_raised(
+    model: NumberModel,
     case: &Case,
     runs: &[BatchRun],
     message: String,
     traceback: String,
 ) -> (Outcome, Blame) {
-    let earlier = judge_prefix(case, runs);
+    let earlier = judge_prefix_in(model, case, runs);
     let outcome = if earlier.is_pass() {
         Outcome::Fail(Failure::Exception {
             batch: runs.len() + 1,
@@ -140,6 +171,6 @@ pub fn verdict_raised(
     } else {
         earlier
     };
-    let blame = blame(case, runs, &outcome);
+    let blame = blame_in(model, case, runs, &outcome);
     (outcome, blame)
 }

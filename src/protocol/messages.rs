@@ -1,7 +1,7 @@
 //! The messages of the parcall protocol, version 1 (conformance/PROTOCOL.md). One JSON object
 //! per line, in Python's JSON dialect (`NaN` and `Infinity` allowed), tagged by `type`.
 
-use crate::json::Value;
+use crate::json::{NumberModel, Value};
 use crate::spec::{Function, ToolScript};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,12 @@ pub struct HelloReply {
     /// What the implementation printed while loading.
     #[serde(default)]
     pub output: String,
+    /// How the implementation's runtime holds JSON numbers (RULINGS E): `python` (the
+    /// default: integers exact and apart from floats) or `float64` (every number a double,
+    /// so `1` and `1.0` are one value and one key). Expectations are computed, and results
+    /// judged, by this model.
+    #[serde(default)]
+    pub number_model: NumberModel,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]

@@ -3,20 +3,22 @@
 //! case's batches could make; for `run_parallel_calls` it sends the case's scripts.
 
 use super::messages::{BatchRequest, CaseRequest};
-use crate::json::{Object, Value};
+use crate::json::{NumberModel, Object, Value};
 use crate::reference::{canonical_args, input, DispatchRequest, Dispatcher, Sandbox};
 use crate::spec::{Answer, Case, Dispatch, ExecCase, Response, ToolScript};
 use indexmap::IndexMap;
 use std::collections::HashSet;
 
-/// The message that runs `case`, with correlation id `id`.
-pub fn case_request(id: u64, case_id: &str, case: &Case) -> CaseRequest {
+/// The message that runs `case`, with correlation id `id`, for an implementation of number
+/// model `model`: the calls go as written, and under `float64` the sandbox answers each
+/// request as the model holds it (`{"a": 1}` and `{"a": 1.0}` are one request then).
+pub fn case_request(id: u64, case_id: &str, case: &Case, model: NumberModel) -> CaseRequest {
     match case {
         Case::Exec(exec) => CaseRequest {
             id,
             case: case_id.to_owned(),
             function: crate::spec::Function::ExecuteToolCalls,
-            tools: dispatch_table(exec),
+            tools: dispatch_table(exec, model),
             batches: exec
                 .batches
                 .iter()
@@ -64,8 +66,16 @@ fn requests<'v>(batches: impl Iterator<Item = &'v Value>) -> Vec<(String, Object
 
 /// What `dispatch` answers, as scripts by tool name. Tools the scripts do not know get the
 /// sandbox's unknown-tool answer, so every request a batch names has an entry.
-fn dispatch_table(case: &ExecCase) -> IndexMap<String, ToolScript> {
-    dispatch_table_for(&case.dispatch, case.batches.iter().map(|b| &b.calls))
+fn dispatch_table(case: &ExecCase, model: NumberModel) -> IndexMap<String, ToolScript> {
+    if model == NumberModel::Python {
+        return dispatch_table_for(&case.dispatch, case.batches.iter().map(|b| &b.calls));
+    }
+    let held: Vec<Value> = case
+        .batches
+        .iter()
+        .map(|b| model.normalise(&b.calls))
+        .collect();
+    dispatch_table_for(&case.dispatch, held.iter())
 }
 
 /// [`dispatch_table`] for any dispatcher and batches of calls.

@@ -1,10 +1,10 @@
 //! `run_parallel_calls(tools, calls)` (RULINGS B): every distinct call runs once, duplicates
 //! share its cached result.
 
-use super::canonical::canonical_key;
+use super::canonical::canonical_key_in;
 use super::execution::Execution;
 use super::input::DedupCall;
-use crate::json::{Object, Value};
+use crate::json::{NumberModel, Object, Value};
 use indexmap::IndexMap;
 
 /// The `tools` mapping: names to callables that take the args object.
@@ -27,11 +27,16 @@ pub struct DistinctCall<'a> {
 }
 
 /// The distinct keys of a batch in first-appearance order, each with the first call's args
-/// (`{}` when absent) — exactly what a correct implementation invokes (RULINGS B4).
-pub fn distinct_calls<'a>(calls: &'a [DedupCall], empty: &'a Object) -> Vec<DistinctCall<'a>> {
+/// (`{}` when absent) — exactly what a correct implementation invokes (RULINGS B4). Keys are
+/// written by `model` (RULINGS E).
+pub fn distinct_calls<'a>(
+    model: NumberModel,
+    calls: &'a [DedupCall],
+    empty: &'a Object,
+) -> Vec<DistinctCall<'a>> {
     let mut seen = IndexMap::with_capacity(calls.len());
     for call in calls {
-        let key = canonical_key(&call.name, call.args.as_ref());
+        let key = canonical_key_in(model, &call.name, call.args.as_ref());
         seen.entry(key)
             .or_insert_with(|| (call.name.as_str(), call.args.as_ref().unwrap_or(empty)));
     }
@@ -48,8 +53,20 @@ pub fn run_parallel_calls<T: Tools + ?Sized>(
     calls: &[DedupCall],
     execution: Execution,
 ) -> Results {
+    run_parallel_calls_in(NumberModel::Python, tools, calls, execution)
+}
+
+/// [`run_parallel_calls`] as a runtime with number model `model` must run it: under
+/// `float64`, `{"a": 1}` and `{"a": 1.0}` are one key, written `f({"a": 1})`, and the tool
+/// is invoked with the first call's args (RULINGS E).
+pub fn run_parallel_calls_in<T: Tools + ?Sized>(
+    model: NumberModel,
+    tools: &T,
+    calls: &[DedupCall],
+    execution: Execution,
+) -> Results {
     let empty = Object::new();
-    let distinct = distinct_calls(calls, &empty);
+    let distinct = distinct_calls(model, calls, &empty);
     let results = execution.map(&distinct, |call| {
         if !tools.has_tool(call.name) {
             return Value::Str(format!("error: unknown tool '{}'", call.name));

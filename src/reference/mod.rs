@@ -10,8 +10,10 @@ pub(crate) mod python;
 mod python_unicode;
 mod sandbox;
 
-pub use canonical::{canonical_args, canonical_key};
-pub use dedup::{distinct_calls, run_parallel_calls, DistinctCall, Results, Tools};
+pub use canonical::{canonical_args, canonical_args_in, canonical_key, canonical_key_in};
+pub use dedup::{
+    distinct_calls, run_parallel_calls, run_parallel_calls_in, DistinctCall, Results, Tools,
+};
 pub use execute::{
     execute_tool_calls, plan, resolve_id, Decision, DispatchRequest, Dispatcher, ToolMessage,
     Verdict, DEFAULT_MAX_PARALLEL,

@@ -58,8 +58,8 @@ pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let s = &report.summary;
     writeln!(
         out,
-        "::notice title=parcall suite {}::{} passed, {} failed, {} expected failures, {} skipped",
-        report.suite, s.passed, s.failed, s.expected_failures, s.skipped
+        "::notice title=parcall suite {}::{} passed, {} failed, {} expected failures, {} skipped (number model {})",
+        report.suite, s.passed, s.failed, s.expected_failures, s.skipped, report.number_model
     )
 }
 
@@ -82,9 +82,10 @@ pub fn markdown(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         .unwrap_or_default();
     writeln!(
         out,
-        "`{}`{implementation} against suite {}{}\n",
+        "`{}`{implementation} against suite {}, number model {}{}\n",
         report.target,
         report.suite,
+        report.number_model,
         report
             .seed
             .map(|s| format!(", seed {s}"))

@@ -73,11 +73,12 @@ fn summary(page: &mut String, report: &Report) {
     let s = &report.summary;
     let _ = write!(
         page,
-        "<h1>parcall {} · suite {}</h1><p>{} · <span id=\"verdict\" class=\"verdict {class}\">{verdict}</span></p>\
+        "<h1>parcall {} · suite {}</h1><p>{} · number model {} · <span id=\"verdict\" class=\"verdict {class}\">{verdict}</span></p>\
          <p id=\"summary\">{} passed, {} failed, {} skipped, {} expected failures</p>",
         escape(&report.parcall),
         escape(&report.suite),
         escape(&report.target),
+        report.number_model,
         s.passed,
         s.failed,
         s.skipped,

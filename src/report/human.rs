@@ -14,9 +14,8 @@ use crate::json::{dumps, Style, Value};
 use std::io::{self, Write};
 
 const COMPACT: Style = Style {
-    sort_keys: false,
     ensure_ascii: false,
-    indent: None,
+    ..Style::PYTHON
 };
 
 pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
@@ -93,10 +92,11 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         .unwrap_or_default();
     writeln!(
         out,
-        "{} · suite {} · {}{implementation}",
+        "{} · suite {} · {}{implementation} · number model {}",
         palette.bold(format!("parcall {}", report.parcall)),
         line(&report.suite),
-        line(&report.target)
+        line(&report.target),
+        report.number_model
     )?;
     if let Some(containment) = &report.containment {
         writeln!(

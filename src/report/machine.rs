@@ -142,6 +142,10 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             suite.add_test_case(test_case);
         }
         suite.add_property(quick_junit::Property::new("suite", report.suite.as_str()));
+        suite.add_property(quick_junit::Property::new(
+            "number_model",
+            report.number_model.name(),
+        ));
         if let Some(seed) = report.seed {
             suite.add_property(quick_junit::Property::new("seed", seed.to_string()));
         }
@@ -164,10 +168,11 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "# parcall {} · suite {} · {}",
+        "# parcall {} · suite {} · {} · number model {}",
         report.parcall,
         super::escape::line(&report.suite),
-        super::escape::line(&report.target)
+        super::escape::line(&report.target),
+        report.number_model
     )?;
     if let Some(seed) = report.seed {
         writeln!(out, "# seed: {seed}")?;

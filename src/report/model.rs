@@ -5,7 +5,7 @@
 //! [`REPORT_VERSION`]. Case ids, requirement ids and outcome labels are stable across
 //! versions of the suite (see spec/VERSION).
 
-use crate::json::Value;
+use crate::json::{NumberModel, Value};
 use crate::judge::{Charge, Failure, GeneratedTally, Outcome, OutcomeKind};
 use crate::protocol::ImplementationInfo;
 use crate::runner::{CaseResult, Run};
@@ -34,6 +34,9 @@ pub struct Report {
     pub implementation: Option<ImplementationInfo>,
     /// The functions the implementation defines.
     pub functions: Vec<Function>,
+    /// The number model the cases were judged by (RULINGS E): the one the implementation
+    /// declared in its handshake, `python` (the default) or `float64`.
+    pub number_model: NumberModel,
     /// `conforms`, `does_not_conform`, or `error` (the run could not complete).
     pub verdict: Verdict,
     /// Why the implementation could not be checked at all (load error, no function, ...).
@@ -298,6 +301,7 @@ impl Report {
             target: context.target.to_owned(),
             implementation: run.implementation.clone(),
             functions: run.functions.clone(),
+            number_model: run.number_model,
             verdict: match &run.start_error {
                 Some(error) if error.is_runner_failure() => Verdict::Error,
                 _ => Verdict::DoesNotConform,

@@ -7,6 +7,7 @@ mod session;
 
 pub use session::{clip, Session, StartError};
 
+use crate::json::NumberModel;
 use crate::judge::{verdict, verdict_raised, BatchRun, Blame, Failure, Outcome};
 use crate::process::{Event, Launch, Received};
 use crate::protocol::{self, BatchReply, CaseReply, ImplementationInfo, Reply, Request};
@@ -69,6 +70,9 @@ pub struct Run {
     /// Set when the implementation could not be started at all.
     pub start_error: Option<StartError>,
     pub duration: Duration,
+    /// The number model the implementation declared, which the cases were judged by
+    /// (`python` when it could not start).
+    pub number_model: NumberModel,
 }
 
 /// Runs `cases` against the implementation `launch` starts.
@@ -77,6 +81,7 @@ pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings)
     match Runner::start(launch, suite, settings) {
         Ok(mut runner) => {
             let results = runner.run_cases(cases);
+            let number_model = runner.number_model();
             let (implementation, functions) = runner.shutdown();
             Run {
                 implementation: Some(implementation),
@@ -84,6 +89,7 @@ pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings)
                 results,
                 start_error: None,
                 duration: started.elapsed(),
+                number_model,
             }
         }
         Err(error) => Run {
@@ -92,6 +98,7 @@ pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings)
             results: not_started(cases, &error),
             start_error: Some(error),
             duration: started.elapsed(),
+            number_model: NumberModel::default(),
         },
     }
 }
@@ -130,6 +137,8 @@ pub struct Runner<'a> {
     settings: Settings,
     implementation: ImplementationInfo,
     functions: Vec<Function>,
+    /// Declared in the first handshake; a restarted process cannot change it.
+    number_model: NumberModel,
     session: Option<Session>,
     next_id: u64,
     results: Vec<CaseResult>,
@@ -153,6 +162,7 @@ impl<'a> Runner<'a> {
             settings,
             implementation: session.hello.implementation.clone(),
             functions: session.hello.functions.clone(),
+            number_model: session.hello.number_model,
             session: Some(session),
             next_id: opaque_start(),
             results: Vec::new(),
@@ -166,6 +176,11 @@ impl<'a> Runner<'a> {
         &self.functions
     }
 
+    /// The number model the implementation declared (RULINGS E).
+    pub fn number_model(&self) -> NumberModel {
+        self.number_model
+    }
+
     /// Why the run is incomplete: its deadline (`--budget`) passed before every case ran.
     pub fn incomplete(&self) -> Option<String> {
         self.budget_spent
@@ -174,7 +189,14 @@ impl<'a> Runner<'a> {
 
     /// Runs `cases` (grouped by function, pipelined) and returns their results in that
     /// order. Cases of a function the implementation does not define are `not implemented`.
+    /// Each case is judged, and reported, with the expectations of the implementation's
+    /// number model.
     pub fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
+        let (cases, refused) =
+            crate::subject::expected::all_expected_under(self.number_model, cases);
+        for (case, reason) in &refused {
+            self.skip_all(std::iter::once(case), reason);
+        }
         for function in Function::ALL {
             let of_function: Vec<&SpecCase> =
                 cases.iter().filter(|c| c.function() == function).collect();
@@ -256,7 +278,7 @@ impl<'c> Runner<'_> {
             match answer {
                 Answer::Reply(reply) => {
                     consecutive_failures = 0;
-                    let (outcome, blame) = judge_reply(oldest.case, &reply);
+                    let (outcome, blame) = judge_reply(self.number_model, oldest.case, &reply);
                     let printed = bounds::kept_printed(reply.output);
                     self.push(CaseResult {
                         case: oldest.case.clone(),
@@ -302,7 +324,8 @@ impl<'c> Runner<'_> {
             // The implementation never learns which case it runs: the label it gets is the
             // correlation id, which starts at a random number every run.
             let label = format!("c{:x}", self.next_id);
-            let request = protocol::case_request(self.next_id, &label, &case.case);
+            let request =
+                protocol::case_request(self.next_id, &label, &case.case, self.number_model);
             session
                 .child
                 .send(protocol::encode(&Request::Case(request)));
@@ -529,8 +552,9 @@ fn signal_hint(signal: i32) -> &'static str {
 }
 
 /// Judges a case reply: batches that returned are judged in order; a batch that raised
-/// is an exception, unless an earlier batch already failed (see [`verdict`]).
-pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
+/// is an exception, unless an earlier batch already failed (see [`verdict`]). `case`
+/// holds the expectations of number model `model`, which the reply is read by.
+pub fn judge_reply(model: NumberModel, case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
     let mut runs = Vec::with_capacity(reply.batches.len());
     for batch in &reply.batches {
         match batch {
@@ -544,11 +568,17 @@ pub fn judge_reply(case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
             BatchReply::Raised {
                 message, traceback, ..
             } => {
-                return verdict_raised(&case.case, &runs, message.clone(), traceback.clone());
+                return verdict_raised(
+                    model,
+                    &case.case,
+                    &runs,
+                    message.clone(),
+                    traceback.clone(),
+                );
             }
         }
     }
-    verdict(&case.case, &runs)
+    verdict(model, &case.case, &runs)
 }
 
 /// A random first correlation id, below 2^40 so every adapter's number type holds it

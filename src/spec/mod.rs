@@ -18,5 +18,7 @@ pub use model::{
 };
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};
-pub use script::{dispatch_answer, scripted_answer, tool_answer, CaseDispatch, CaseTools};
+pub use script::{
+    dispatch_answer, held_scripts, scripted_answer, tool_answer, CaseDispatch, CaseTools,
+};
 pub use source::Source;

@@ -1,8 +1,8 @@
 //! Playing a case's tool behaviour in-process, recording every invocation: the reference's
 //! tests run through these, and so does the runner when it answers for an implementation.
 
-use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, ToolScript};
-use crate::json::{Object, Value};
+use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, Response, ToolScript};
+use crate::json::{NumberModel, Object, Value};
 use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Sandbox, Tools};
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -183,4 +183,46 @@ impl Dispatcher for CaseDispatch<'_> {
             Dispatch::Scripted { tools } => self.scripted(tools, request),
         }
     }
+}
+
+/// Tool scripts as number model `model` holds them (RULINGS E): the args its responses match
+/// and the values they answer. Under `python`, the scripts themselves.
+pub fn held_scripts(
+    model: NumberModel,
+    scripts: &IndexMap<String, ToolScript>,
+) -> IndexMap<String, ToolScript> {
+    let answer = |answer: &Answer| match answer {
+        Answer::Return { value } => Answer::Return {
+            value: model.normalise(value),
+        },
+        Answer::Raise {
+            message,
+            exception,
+            args,
+        } => Answer::Raise {
+            message: message.clone(),
+            exception: *exception,
+            args: args
+                .as_ref()
+                .map(|args| args.iter().map(|a| model.normalise(a)).collect()),
+        },
+    };
+    scripts
+        .iter()
+        .map(|(name, script)| {
+            let responses = script
+                .responses
+                .iter()
+                .map(|response| Response {
+                    args: response.args.as_ref().map(|a| model.normalise_object(a)),
+                    answers: response.answers.iter().map(answer).collect(),
+                })
+                .collect();
+            let script = ToolScript {
+                latency_ms: script.latency_ms,
+                responses,
+            };
+            (name.clone(), script)
+        })
+        .collect()
 }

@@ -4,6 +4,7 @@
 //! shrinking (many seeds, many shrink steps) run in milliseconds.
 
 use super::Subject;
+use crate::json::NumberModel;
 use crate::judge::{verdict, BatchRun, Blame, Failure, Outcome};
 use crate::reference::Execution;
 use crate::runner::CaseResult;
@@ -56,7 +57,7 @@ impl<F: FnMut(&Case) -> CaseRun> Subject for InProcess<F> {
                     let (runs, raised) = (self.implementation)(&case.case);
                     match raised {
                         Some(message) => raised_after(&case.case, runs, message),
-                        None => verdict(&case.case, &runs),
+                        None => verdict(NumberModel::Python, &case.case, &runs),
                     }
                 } else {
                     let outcome = Outcome::Fail(Failure::NotImplemented);
@@ -79,5 +80,5 @@ impl<F: FnMut(&Case) -> CaseRun> Subject for InProcess<F> {
 
 /// A case whose batch `runs.len() + 1` raised: judged as a process's reply is.
 fn raised_after(case: &Case, runs: Vec<BatchRun>, message: String) -> (Outcome, Blame) {
-    crate::judge::verdict_raised(case, &runs, message, String::new())
+    crate::judge::verdict_raised(NumberModel::Python, case, &runs, message, String::new())
 }

@@ -7,12 +7,14 @@
 
 pub mod adapters;
 pub mod environment;
+pub mod expected;
 pub mod in_process;
 pub mod reference;
 pub mod server;
 
 pub use in_process::InProcess;
 
+use crate::json::NumberModel;
 use crate::runner::{CaseResult, Runner};
 use crate::spec::{Function, SpecCase};
 
@@ -27,6 +29,11 @@ pub trait Subject {
     fn incomplete(&self) -> Option<String> {
         None
     }
+    /// The number model its answers are read by (RULINGS E); its results were judged
+    /// against that model's expectations.
+    fn number_model(&self) -> NumberModel {
+        NumberModel::Python
+    }
 }
 
 impl Subject for Runner<'_> {
@@ -40,5 +47,9 @@ impl Subject for Runner<'_> {
 
     fn incomplete(&self) -> Option<String> {
         Runner::incomplete(self)
+    }
+
+    fn number_model(&self) -> NumberModel {
+        Runner::number_model(self)
     }
 }

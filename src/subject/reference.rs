@@ -2,10 +2,10 @@
 //! recording tools. The spec tests use it directly; `parcall reference` serves it over the
 //! protocol.
 
-use crate::json::{Object, Value};
+use crate::json::{NumberModel, Object, Value};
 use crate::judge::{dedup_invocation, exec_invocation, BatchRun};
 use crate::reference::{
-    execute_tool_calls, input, run_parallel_calls, DomainError, Execution, DEFAULT_MAX_PARALLEL,
+    execute_tool_calls, input, run_parallel_calls_in, DomainError, Execution, DEFAULT_MAX_PARALLEL,
 };
 use crate::spec::{Case, CaseDispatch, CaseTools, Dispatch, ToolScript};
 use indexmap::IndexMap;
@@ -22,12 +22,18 @@ pub fn run_case(case: &Case, execution: Execution) -> Result<Vec<BatchRun>, Doma
             c.batches.iter().map(|b| (&b.calls, b.max_parallel)),
             execution,
         ),
-        Case::Dedup(c) => run_dedup(&c.tools, c.batches.iter().map(|b| &b.calls), execution),
+        Case::Dedup(c) => run_dedup(
+            &c.tools,
+            c.batches.iter().map(|b| &b.calls),
+            execution,
+            NumberModel::Python,
+        ),
     }
 }
 
 /// Runs `execute_tool_calls` once per batch against one dispatcher (its answer counters
-/// span the batches, as a case's do).
+/// span the batches, as a case's do). It writes no numbers of its own: under a number model
+/// it runs on the inputs as that model holds them (see [`super::expected`]).
 pub fn run_exec<'a>(
     dispatch: &Dispatch,
     batches: impl Iterator<Item = ExecArguments<'a>>,
@@ -51,17 +57,19 @@ pub fn run_exec<'a>(
         .collect()
 }
 
-/// Runs `run_parallel_calls` once per batch with one set of scripted tools.
+/// Runs `run_parallel_calls` once per batch with one set of scripted tools, keys written by
+/// `model`.
 pub fn run_dedup<'a>(
     tools: &IndexMap<String, ToolScript>,
     batches: impl Iterator<Item = &'a Value>,
     execution: Execution,
+    model: NumberModel,
 ) -> Result<Vec<BatchRun>, DomainError> {
     let tools = CaseTools::new(tools);
     batches
         .map(|calls| {
             let calls = input::dedup_calls(calls)?;
-            let results = run_parallel_calls(&tools, &calls, execution);
+            let results = run_parallel_calls_in(model, &tools, &calls, execution);
             Ok(BatchRun {
                 output: Value::Object(results.into_iter().collect::<Object>()),
                 invocations: tools

@@ -3,6 +3,7 @@
 //! example of the implementation side of the protocol.
 
 use super::reference::{run_dedup, run_exec};
+use crate::json::NumberModel;
 use crate::judge::BatchRun;
 use crate::protocol::{
     self, BatchReply, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply, Request,
@@ -14,8 +15,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::FromRawFd;
 
-/// Serves requests from the fds named by `PARCALL_PROTOCOL_FDS` until `shutdown` or EOF.
-pub fn serve_from_environment() -> io::Result<()> {
+/// Serves requests from the fds named by `PARCALL_PROTOCOL_FDS` until `shutdown` or EOF, as a
+/// runtime of number model `model` would (RULINGS E).
+pub fn serve_from_environment(model: NumberModel) -> io::Result<()> {
     let spec =
         std::env::var(crate::process::PROTOCOL_FDS_VARIABLE).unwrap_or_else(|_| "3,4".into());
     let fds: Vec<i32> = spec
@@ -30,15 +32,16 @@ pub fn serve_from_environment() -> io::Result<()> {
     // SAFETY: the runner hands these fds to this process for the protocol alone; nothing
     // else in this process opens or closes them.
     let (read, write) = unsafe { (File::from_raw_fd(read), File::from_raw_fd(write)) };
-    serve(BufReader::new(read), write)
+    serve(BufReader::new(read), write, model)
 }
 
-/// The request loop.
-pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+/// The request loop. Under `float64`, every number of a request is read as a double, as a
+/// runtime with one number type reads it, and the model is declared in the handshake.
+pub fn serve(input: impl BufRead, mut output: impl Write, model: NumberModel) -> io::Result<()> {
     for line in input.lines() {
         let reply = match protocol::decode_as::<Request>(&line?) {
-            Ok(Request::Hello { .. }) => Reply::Hello(hello()),
-            Ok(Request::Case(request)) => Reply::Result(answer(&request)),
+            Ok(Request::Hello { .. }) => Reply::Hello(hello(model)),
+            Ok(Request::Case(request)) => Reply::Result(answer(&held_as(model, request), model)),
             Ok(Request::Shutdown) => {
                 output.write_all(protocol::encode_message(&Reply::Bye).as_bytes())?;
                 return output.flush();
@@ -51,7 +54,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<()> {
     Ok(())
 }
 
-fn hello() -> HelloReply {
+fn hello(number_model: NumberModel) -> HelloReply {
     HelloReply {
         protocol: PROTOCOL_VERSION,
         implementation: ImplementationInfo {
@@ -63,10 +66,22 @@ fn hello() -> HelloReply {
         load_error: None,
         problems: Vec::new(),
         output: String::new(),
+        number_model,
     }
 }
 
-fn answer(request: &CaseRequest) -> CaseReply {
+/// The request as a runtime of number model `model` holds it once read.
+fn held_as(model: NumberModel, mut request: CaseRequest) -> CaseRequest {
+    if model != NumberModel::Python {
+        request.tools = crate::spec::held_scripts(model, &request.tools);
+        for batch in &mut request.batches {
+            batch.calls = model.normalise(&batch.calls);
+        }
+    }
+    request
+}
+
+fn answer(request: &CaseRequest, model: NumberModel) -> CaseReply {
     let runs = match request.function {
         Function::ExecuteToolCalls => {
             let dispatch = Dispatch::Scripted {
@@ -77,7 +92,7 @@ fn answer(request: &CaseRequest) -> CaseReply {
         }
         Function::RunParallelCalls => {
             let batches = request.batches.iter().map(|b| &b.calls);
-            run_dedup(&request.tools, batches, Execution::CONCURRENT)
+            run_dedup(&request.tools, batches, Execution::CONCURRENT, model)
         }
     };
     let batches = match runs {

@@ -40,6 +40,7 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
         results,
         start_error: None,
         duration: Duration::ZERO,
+        number_model: subject.number_model(),
     };
     let context = Context {
         spec,

@@ -6,13 +6,14 @@
 //     node parcall_adapter.mjs path/to/solution.mjs
 //
 // `dispatch` is provided as a global; the module must not define its own. JavaScript has
-// one number type, so `1` and `1.0` cannot be told apart: values the runner sent are passed
-// back with their original JSON text when they come back unchanged, but a JavaScript
-// implementation cannot build Python's keys for integral floats (`{"a": 1.0}`). Such
-// deviations are what expectations files are for.
+// one number type, so the adapter declares the number model `float64` in its handshake
+// (RULINGS E): `1` and `1.0` are one value and one key, written as JavaScript writes
+// numbers, and the runner computes what a correct module returns accordingly. Values the
+// runner sent are passed back with their original JSON text when they come back unchanged.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { StringDecoder } from "node:string_decoder";
 
 const PROTOCOL_VERSION = 1;
 const OUTPUT_CAP = 64 * 1024;
@@ -120,11 +121,18 @@ function snapshot(value) {
   try { return { raw: dump(value) }; } catch (e) { return { raw: JSON.stringify({ $parcall_not_json: String(e.message) }) }; }
 }
 
+// Args as text with keys sorted at every depth, to look scripted answers up by value: numbers
+// as String() writes them, so NaN, Infinity and null stay three different args (JSON.stringify
+// would write all three as null).
 function canonical(value) {
-  const sorted = (v) => (v && typeof v === "object" && !Array.isArray(v))
-    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]))
-    : Array.isArray(v) ? v.map(sorted) : v;
-  try { return JSON.stringify(sorted(value)); } catch { return "<not json>"; }
+  const write = (v) => {
+    if (typeof v === "number") return String(v);
+    if (Array.isArray(v)) return "[" + v.map(write).join(",") + "]";
+    if (v && typeof v === "object") return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + write(v[k])).join(",") + "}";
+    const text = JSON.stringify(v);
+    return text === undefined ? "<not json>" : text;
+  };
+  try { return write(value); } catch { return "<not json>"; }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -132,12 +140,15 @@ function canonical(value) {
 // ---------------------------------------------------------------------------------------
 function* lines() {
   const buffer = Buffer.alloc(1 << 16);
+  // A read can end inside a character: the decoder keeps its first bytes for the next read
+  // (decoding each read alone would turn them into U+FFFD).
+  const decoder = new StringDecoder("utf8");
   let pending = "";
   for (;;) {
     let n;
     try { n = fs.readSync(READ_FD, buffer, 0, buffer.length, null); } catch (e) { if (e.code === "EAGAIN") continue; throw e; }
-    if (n === 0) { if (pending) yield pending; return; }
-    pending += buffer.toString("utf8", 0, n);
+    if (n === 0) { pending += decoder.end(); if (pending) yield pending; return; }
+    pending += decoder.write(buffer.subarray(0, n));
     let at;
     while ((at = pending.indexOf("\n")) >= 0) { yield pending.slice(0, at); pending = pending.slice(at + 1); }
   }
@@ -276,7 +287,7 @@ async function main() {
   const first = requests.next();
   if (first.done) return;
   const file = path.resolve(process.argv[2] ?? "");
-  const hello = { type: "hello", protocol: PROTOCOL_VERSION, implementation: { name: path.basename(file), language: "javascript", version: process.versions.node }, functions: [], problems: [] };
+  const hello = { type: "hello", protocol: PROTOCOL_VERSION, implementation: { name: path.basename(file), language: "javascript", version: process.versions.node }, functions: [], problems: [], number_model: "float64" };
   const functions = {};
   try {
     const module = await import(pathToFileURL(file).href);

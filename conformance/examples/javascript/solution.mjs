@@ -1,6 +1,7 @@
-// A correct JavaScript port of both exercises, as far as JavaScript allows: numbers have one
-// type, so `{"a": 1.0}` keys as `{"a": 1}` and `1e16` as `10000000000000000`. Those known
-// deviations are listed in solution.expectations.json; CI gates this module with it.
+// A correct JavaScript port of both exercises. JavaScript has one number type, so the
+// adapter declares the float64 number model (RULINGS E): `{"a": 1.0}` and `{"a": 1}` are
+// one call, keyed `{"a": 1}`, and numbers in keys are written as String() writes them
+// (`1e+21`, `1e-7`, `10000000000000000`). It conforms with no expectations file.
 // `dispatch` is the global parcall provides.
 
 export function execute_tool_calls(calls, max_parallel = 4) {
@@ -21,7 +22,7 @@ export function execute_tool_calls(calls, max_parallel = 4) {
   });
 }
 
-// Python's json.dumps(value, sort_keys=True), as closely as JavaScript's numbers permit.
+// Python's json.dumps(value, sort_keys=True), with numbers as JavaScript writes them.
 export function dumps(value) {
   if (value === null) return "null";
   if (typeof value === "boolean") return String(value);

@@ -8,10 +8,10 @@
 use super::ids::*;
 use super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::{quote, quote_str, Tally};
-use crate::json::{Object, Value};
+use crate::json::{NumberModel, Object, Value};
 use crate::judge::BatchRun;
-use crate::reference::{canonical_args, canonical_key, input, DedupCall};
-use crate::spec::{tool_answer, DedupCase};
+use crate::reference::{canonical_args, canonical_args_in, canonical_key_in, input, DedupCall};
+use crate::spec::{held_scripts, tool_answer, DedupCase};
 use std::collections::{HashMap, HashSet};
 
 /// What carries over from one batch of a case to the next.
@@ -23,18 +23,45 @@ struct History {
     answered: HashMap<(String, String), usize>,
 }
 
-pub(super) fn diagnose(case: &DedupCase, runs: &[BatchRun], tally: &mut Tally) {
+/// `runs` are as `model` holds them, and so are the case's tool scripts once read; the
+/// calls are read twice:
+/// as written, for how their keys are written, and as the model holds them, for everything
+/// else.
+pub(super) fn diagnose(model: NumberModel, case: &DedupCase, runs: &[BatchRun], tally: &mut Tally) {
+    let held;
+    let case = match model {
+        NumberModel::Python => case,
+        _ => {
+            held = DedupCase {
+                tools: held_scripts(model, &case.tools),
+                ..case.clone()
+            };
+            &held
+        }
+    };
     let mut history = History::default();
     for (index, run) in runs.iter().enumerate() {
         let Some(batch) = case.batches.get(index) else {
             break;
         };
-        let calls = input::dedup_calls(&batch.calls).unwrap_or_default();
-        let answers = replay(case, &run.invocations, &mut history.answered);
+        let written = input::dedup_calls(&batch.calls).unwrap_or_default();
+        let calls: Vec<DedupCall> = match model {
+            NumberModel::Python => written.clone(),
+            _ => written
+                .iter()
+                .map(|call| DedupCall {
+                    name: call.name.clone(),
+                    args: call.args.as_ref().map(|a| model.normalise_object(a)),
+                })
+                .collect(),
+        };
+        let answers = replay(model, case, &run.invocations, &mut history.answered);
         let keys = Batch {
             number: index + 1,
+            model,
             case,
             calls: &calls,
+            written: &written,
             run,
             answers,
             history: &history,
@@ -48,6 +75,7 @@ type Answer = Result<Value, String>;
 
 /// What each invocation the implementation made was given, per canonical request.
 fn replay(
+    model: NumberModel,
     case: &DedupCase,
     invocations: &[Value],
     answered: &mut HashMap<(String, String), usize>,
@@ -65,7 +93,7 @@ fn replay(
         *count += 1;
         let answer = tool_answer(name, script, &key, *count - 1);
         answers
-            .entry(canonical_key(name, Some(args)))
+            .entry(canonical_key_in(model, name, Some(args)))
             .or_default()
             .push(answer);
     }
@@ -89,8 +117,12 @@ fn entry_value(answer: &Answer) -> Value {
 
 struct Batch<'a> {
     number: usize,
+    model: NumberModel,
     case: &'a DedupCase,
+    /// The calls as the model holds them.
     calls: &'a [DedupCall],
+    /// The calls as written, which tell how each number of a key should be written.
+    written: &'a [DedupCall],
     run: &'a BatchRun,
     answers: HashMap<String, Vec<Answer>>,
     history: &'a History,
@@ -103,7 +135,7 @@ impl Batch<'_> {
         let canonical: Vec<String> = self
             .calls
             .iter()
-            .map(|c| canonical_key(&c.name, c.args.as_ref()))
+            .map(|c| canonical_key_in(self.model, &c.name, c.args.as_ref()))
             .collect();
         if number > 1 {
             tally.applies(DEDUP_NO_STATE);
@@ -123,9 +155,9 @@ impl Batch<'_> {
 
         // Match every call with the key the implementation gave it.
         let features: Vec<Features> = self
-            .calls
+            .written
             .iter()
-            .map(|c| Features::of(c.args.as_ref()))
+            .map(|c| Features::of(self.model, c.args.as_ref()))
             .collect();
         let entries: HashSet<&str> = output.keys().map(String::as_str).collect();
         // The canonical keys explain every call and every entry (a correct batch, nearly
@@ -140,10 +172,10 @@ impl Batch<'_> {
                 .collect()
         } else {
             let plausible: Vec<Vec<(Vec<Departure>, String)>> = self
-                .calls
+                .written
                 .iter()
                 .zip(&features)
-                .map(|(call, features)| plausible_keys(call, features))
+                .map(|(call, features)| plausible_keys(self.model, call, features))
                 .collect();
             keys_given(&plausible, &entries)
         };
@@ -154,13 +186,13 @@ impl Batch<'_> {
             .filter(|k| !taken.contains(*k))
             .take(MOST_ENTRIES_READ)
             .collect();
-        for (i, call) in self.calls.iter().enumerate() {
+        for (i, call) in self.written.iter().enumerate() {
             if given[i].is_some() {
                 continue;
             }
             given[i] = unread
                 .iter()
-                .find_map(|k| read_back(call, k).map(|d| ((*k).clone(), vec![d])));
+                .find_map(|k| read_back(self.model, call, k).map(|d| ((*k).clone(), vec![d])));
         }
         // A later call that shares an earlier call's key while an entry nobody explains
         // holds its args, read back, was given that entry (the keying departs somewhere no
@@ -177,10 +209,10 @@ impl Batch<'_> {
                         canonical[j] == canonical[i]
                             && given[j].as_ref().is_some_and(|(e, _)| e == k)
                     })
-                }) && read_back(&self.calls[i], entry).is_some()
+                }) && read_back(self.model, &self.written[i], entry).is_some()
             });
             if let Some(i) = shared {
-                let departure = read_back(&self.calls[i], entry).expect("just read");
+                let departure = read_back(self.model, &self.written[i], entry).expect("just read");
                 given[i] = Some(((*entry).clone(), vec![departure]));
             }
         }
@@ -197,7 +229,7 @@ impl Batch<'_> {
         // A cache kept across calls can hold thousands of entries: reading a sample says
         // as much as reading them all, and keeps blame linear in the batch.
         for key in unexplained.iter().take(MOST_ENTRIES_READ) {
-            if self.history.keys.contains(key.as_str()) || is_canonical_key(key) {
+            if self.history.keys.contains(key.as_str()) || is_canonical_key(self.model, key) {
                 tally.breaks(
                     DEDUP_NO_STATE,
                     number,
@@ -291,14 +323,14 @@ impl Batch<'_> {
         given: &[Option<(String, Vec<Departure>)>],
         tally: &mut Tally,
     ) {
-        for (i, call) in self.calls.iter().enumerate() {
+        for (i, call) in self.written.iter().enumerate() {
             let Some((key, departures)) = &given[i] else {
                 continue;
             };
             let applies = features[i].requirements(call.args.is_none(), &call.name);
             let mut broken: Vec<&'static str> = Vec::new();
             for departure in departures {
-                for requirement in departure.requirements(call.args.as_ref()) {
+                for requirement in departure.requirements(self.model, call.args.as_ref()) {
                     broken.push(requirement);
                     tally.breaks(
                         requirement,
@@ -308,7 +340,7 @@ impl Batch<'_> {
                             i + 1,
                             quote_str(key),
                             quote_str(&canonical[i]),
-                            departure.describe()
+                            departure.describe(self.model)
                         ),
                     );
                 }
@@ -573,7 +605,7 @@ const MOST_ENTRIES_READ: usize = 64;
 
 /// Whether a key reads as `name(args)` with args written canonically: an entry a correct
 /// implementation could have made for some call, if not for one of this batch.
-fn is_canonical_key(key: &str) -> bool {
+fn is_canonical_key(model: NumberModel, key: &str) -> bool {
     let Some(open) = key.find("({") else {
         return false;
     };
@@ -582,7 +614,7 @@ fn is_canonical_key(key: &str) -> bool {
     };
     crate::json::parse(args)
         .ok()
-        .and_then(|v| v.as_object().map(canonical_args))
+        .and_then(|v| v.as_object().map(|args| canonical_args_in(model, args)))
         .is_some_and(|canonical| canonical == args)
 }
 

@@ -8,11 +8,11 @@
 
 use super::ids::*;
 use super::{quote, quote_str, Tally};
-use crate::json::{Object, Value};
+use crate::json::{NumberModel, Object, Value};
 use crate::judge::BatchRun;
 use crate::reference::{canonical_args, DEFAULT_MAX_PARALLEL};
 use crate::reference::{input, plan, DispatchRequest, Dispatcher, Sandbox, ToolCall, Verdict};
-use crate::spec::{dispatch_answer, Dispatch, ExecCase};
+use crate::spec::{dispatch_answer, held_scripts, Dispatch, ExecCase};
 use std::collections::{HashMap, HashSet};
 
 const DUPLICATE_PREFIX: &str = "error: duplicate tool_call_id ";
@@ -33,14 +33,29 @@ struct History {
     answered: HashMap<(String, String), usize>,
 }
 
-pub(super) fn diagnose(case: &ExecCase, runs: &[BatchRun], tally: &mut Tally) {
+/// `runs` are as `model` holds them, and so are the calls and scripts once read: no rule of
+/// `execute_tool_calls` is about how a number is written.
+pub(super) fn diagnose(model: NumberModel, case: &ExecCase, runs: &[BatchRun], tally: &mut Tally) {
+    let dispatch = match &case.dispatch {
+        Dispatch::Scripted { tools } if model != NumberModel::Python => {
+            std::borrow::Cow::Owned(Dispatch::Scripted {
+                tools: held_scripts(model, tools),
+            })
+        }
+        other => std::borrow::Cow::Borrowed(other),
+    };
     let mut history = History::default();
     for (index, run) in runs.iter().enumerate() {
         let Some(input) = case.batches.get(index) else {
             break;
         };
-        let calls = input::tool_calls(&input.calls).unwrap_or_default();
-        let answers = replay(&case.dispatch, &run.invocations, &mut history.answered);
+        let mut calls = input::tool_calls(&input.calls).unwrap_or_default();
+        if model != NumberModel::Python {
+            for call in &mut calls {
+                call.arguments = call.arguments.as_ref().map(|a| model.normalise_object(a));
+            }
+        }
+        let answers = replay(&dispatch, &run.invocations, &mut history.answered);
         let batch = Batch {
             number: index + 1,
             calls: &calls,

@@ -1,13 +1,13 @@
-//! Reading an implementation's cache keys (RULINGS B1, B2, B9): which call each key belongs
-//! to, and which rules of the canonical key it departs from. A key is explained by writing
-//! the call's key with up to two plausible departures (unsorted keys, compact separators,
-//! no `ensure_ascii`, Python literals, numbers as a one-number-type runtime writes them, an
-//! escaped name, `null` for absent args, another frame than `name(...)`) and finding the
-//! one that matches.
+//! Reading an implementation's cache keys (RULINGS B1, B2, B9, E): which call each key
+//! belongs to, and which rules of the canonical key it departs from. A key is explained by
+//! writing the call's key with up to two plausible departures (unsorted keys, compact
+//! separators, no `ensure_ascii`, Python literals, numbers as a one-number-type runtime
+//! writes them or, under `float64`, as Python writes them, an escaped name, `null` for
+//! absent args, another frame than `name(...)`) and finding the one that matches.
 
 use super::ids::*;
-use crate::json::{dumps_str, ecmascript_number, python_repr, Object, Value};
-use crate::reference::{canonical_key, DedupCall};
+use crate::json::{dumps_str, ecmascript_number, python_repr, NumberModel, Object, Value};
+use crate::reference::{canonical_key_in, DedupCall};
 
 /// One way of writing a key differently from RULINGS B1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,7 +23,15 @@ pub(super) enum Departure {
     NotAscii,
     UppercaseHex,
     PythonLiterals,
+    /// Numbers as `JSON.stringify` writes them: `1.0` as `1`, and the infinities and NaN
+    /// as `null`.
     OneNumberType,
+    /// Under `float64`: numbers as Python's `json.dumps` writes the literals (`1.0` stays
+    /// `1.0`), as if the runtime could tell `1` from `1.0`.
+    PythonNumbers,
+    /// Under `float64`: every number as Python's `repr` of a float writes the double (`1`
+    /// and `1.0` both as `1.0`, `1e16` as `1e+16`), as if a double were a Python float.
+    PythonFloats,
     AbsentArgsNull,
     AbsentArgsEmpty,
     /// Found by reading the key back: the args it holds differ from the call's only in
@@ -32,9 +40,15 @@ pub(super) enum Departure {
 }
 
 impl Departure {
-    /// The requirements a departure breaks, given the call's args (a one-number-type
-    /// spelling breaks only the number rules whose numbers it changes).
-    pub(super) fn requirements(self, args: Option<&Object>) -> Vec<&'static str> {
+    /// The requirements a departure breaks, given the call's args as written (a spelling of
+    /// numbers breaks only the number rules whose numbers it changes: a float's rule when
+    /// it changes a literal with a fraction or exponent, an integer's when it changes an
+    /// integer literal).
+    pub(super) fn requirements(
+        self,
+        model: NumberModel,
+        args: Option<&Object>,
+    ) -> Vec<&'static str> {
         match self {
             Departure::Frame(..) | Departure::Separators(..) => vec![DEDUP_KEY_FORMAT],
             Departure::NameQuoted | Departure::NameEscaped => vec![DEDUP_NAME_VERBATIM],
@@ -46,7 +60,7 @@ impl Departure {
             Departure::PythonLiterals => vec![DEDUP_KEY_LITERALS],
             Departure::AbsentArgsNull | Departure::AbsentArgsEmpty => vec![DEDUP_KEY_ARGS_DEFAULT],
             Departure::ReadBack(requirement) => vec![requirement],
-            Departure::OneNumberType => {
+            Departure::OneNumberType if model == NumberModel::Python => {
                 let mut numbers = Numbers::default();
                 if let Some(args) = args {
                     args.values().for_each(|v| numbers.visit(v));
@@ -63,10 +77,20 @@ impl Departure {
                 }
                 broken
             }
+            Departure::OneNumberType | Departure::PythonNumbers | Departure::PythonFloats => {
+                let canonical = KeyStyle::canonical(model);
+                let departed = canonical.with(self);
+                let mut broken = Vec::new();
+                if let Some(args) = args {
+                    args.values()
+                        .for_each(|v| respelled(model, v, canonical, departed, &mut broken));
+                }
+                broken
+            }
         }
     }
 
-    pub(super) fn describe(self) -> String {
+    pub(super) fn describe(self, model: NumberModel) -> String {
         match self {
             Departure::Frame(open, close) => format!(
                 "the key is not name + \"(\" + args + \")\" but name + {} + args + {}",
@@ -95,13 +119,27 @@ impl Departure {
             Departure::PythonLiterals => {
                 "true, false and null are written as Python's True, False and None".into()
             }
+            Departure::OneNumberType if model == NumberModel::Float64 => {
+                "numbers are written as JSON.stringify writes them (Infinity and NaN as null), not as Number.prototype.toString does".into()
+            }
             Departure::OneNumberType => {
                 "numbers are written as a runtime with one number type writes them (1.0 as 1)"
                     .into()
             }
+            Departure::PythonNumbers => {
+                "numbers are written as Python writes them (1.0 stays 1.0), but the implementation declared float64, where 1 and 1.0 are one number, written as ECMAScript writes it (1)".into()
+            }
+            Departure::PythonFloats => {
+                "numbers are written as Python writes a float (1 as 1.0, 1e16 as 1e+16), but the implementation declared float64, where a number is written as ECMAScript writes it (1, 10000000000000000)".into()
+            }
             Departure::AbsentArgsNull => "a call without args is keyed with null, not {}".into(),
             Departure::ReadBack(DEDUP_KEY_ORDER) => {
                 "read back, the key holds the call's args with keys in another order somewhere (not sorted by code point at every depth)".into()
+            }
+            Departure::ReadBack(DEDUP_NUMBER_INT | DEDUP_NUMBER_FLOAT)
+                if model == NumberModel::Float64 =>
+            {
+                "read back, the key holds a number of the call's written otherwise than ECMAScript writes it (the implementation declared float64: 1.0 and 1 are both written 1)".into()
             }
             Departure::ReadBack(DEDUP_NUMBER_INT) => {
                 "read back, the key holds an integer other than the call's: integers are written exactly, at any size".into()
@@ -113,6 +151,47 @@ impl Departure {
                 "a call without args is keyed with nothing between the parentheses, not {}".into()
             }
         }
+    }
+}
+
+/// The number rules a spelling of numbers breaks in `value` under `model`: for each
+/// number it writes otherwise than the canonical key does, the rule of its literal (a
+/// float's, an integer's, or, for a number whose double is not finite under `float64`, the
+/// overflow rule's).
+fn respelled(
+    model: NumberModel,
+    value: &Value,
+    canonical: KeyStyle,
+    departed: KeyStyle,
+    broken: &mut Vec<&'static str>,
+) {
+    let (double, literal_rule) = match value {
+        Value::Int(i) => (i.to_f64(), DEDUP_NUMBER_INT),
+        Value::Float(f) => (*f, DEDUP_NUMBER_FLOAT),
+        Value::List(items) => {
+            for item in items {
+                respelled(model, item, canonical, departed, broken);
+            }
+            return;
+        }
+        Value::Object(object) => {
+            for item in object.values() {
+                respelled(model, item, canonical, departed, broken);
+            }
+            return;
+        }
+        Value::Null | Value::Bool(_) | Value::Str(_) => return,
+    };
+    if canonical.number(value) == departed.number(value) {
+        return;
+    }
+    let rule = if model == NumberModel::Float64 && !double.is_finite() {
+        DEDUP_NUMBER_OVERFLOW
+    } else {
+        literal_rule
+    };
+    if !broken.contains(&rule) {
+        broken.push(rule);
     }
 }
 
@@ -154,12 +233,18 @@ pub(super) struct Features {
     pub literals: bool,
     pub floats: bool,
     pub ints: bool,
+    /// An infinity, or under `float64` any number whose double is not finite (NaN, an
+    /// integer past the largest double): what DEDUP-NUMBER-OVERFLOW is about.
     pub infinite: bool,
+    model: NumberModel,
 }
 
 impl Features {
-    pub(super) fn of(args: Option<&Object>) -> Features {
-        let mut features = Features::default();
+    pub(super) fn of(model: NumberModel, args: Option<&Object>) -> Features {
+        let mut features = Features {
+            model,
+            ..Features::default()
+        };
         if let Some(args) = args {
             features.object(args, 0);
         }
@@ -196,10 +281,14 @@ impl Features {
     fn value(&mut self, value: &Value, depth: usize) {
         match value {
             Value::Null | Value::Bool(_) => self.literals = true,
-            Value::Int(_) => self.ints = true,
+            Value::Int(i) => {
+                self.ints = true;
+                self.infinite |= self.model == NumberModel::Float64 && !i.to_f64().is_finite();
+            }
             Value::Float(f) => {
                 self.floats = true;
-                self.infinite |= f.is_infinite();
+                self.infinite |=
+                    f.is_infinite() || (self.model == NumberModel::Float64 && f.is_nan());
             }
             Value::Str(s) => self.string(s),
             Value::List(items) => {
@@ -246,8 +335,21 @@ struct KeyStyle {
     lists_sorted: bool,
     ascii: Ascii,
     python_literals: bool,
-    one_number_type: bool,
+    numbers: NumberText,
     absent: &'static str,
+}
+
+/// How the numbers of a key are written.
+#[derive(Clone, Copy, PartialEq)]
+enum NumberText {
+    /// Python's `json.dumps`: the canonical key under `python`.
+    Python,
+    /// ECMAScript's `Number.prototype.toString`: the canonical key under `float64`.
+    Ecmascript,
+    /// `JSON.stringify`: ECMAScript's, with the non-finite numbers as `null`.
+    JsonStringify,
+    /// Python's `repr` of the double, as if every number were a float (`1.0`, `1e+16`).
+    PythonFloat,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -271,20 +373,26 @@ enum Ascii {
     UppercaseHex,
 }
 
-const CANONICAL: KeyStyle = KeyStyle {
-    frame: ("(", ")"),
-    name: NameStyle::Verbatim,
-    item_separator: ", ",
-    key_separator: ": ",
-    order: Order::Sorted,
-    lists_sorted: false,
-    ascii: Ascii::Escaped,
-    python_literals: false,
-    one_number_type: false,
-    absent: "{}",
-};
-
 impl KeyStyle {
+    /// The canonical key of a number model.
+    fn canonical(model: NumberModel) -> KeyStyle {
+        KeyStyle {
+            frame: ("(", ")"),
+            name: NameStyle::Verbatim,
+            item_separator: ", ",
+            key_separator: ": ",
+            order: Order::Sorted,
+            lists_sorted: false,
+            ascii: Ascii::Escaped,
+            python_literals: false,
+            numbers: match model {
+                NumberModel::Python => NumberText::Python,
+                NumberModel::Float64 => NumberText::Ecmascript,
+            },
+            absent: "{}",
+        }
+    }
+
     fn with(mut self, departure: Departure) -> KeyStyle {
         match departure {
             Departure::Frame(open, close) => self.frame = (open, close),
@@ -300,7 +408,9 @@ impl KeyStyle {
             Departure::NotAscii => self.ascii = Ascii::Raw,
             Departure::UppercaseHex => self.ascii = Ascii::UppercaseHex,
             Departure::PythonLiterals => self.python_literals = true,
-            Departure::OneNumberType => self.one_number_type = true,
+            Departure::OneNumberType => self.numbers = NumberText::JsonStringify,
+            Departure::PythonNumbers => self.numbers = NumberText::Python,
+            Departure::PythonFloats => self.numbers = NumberText::PythonFloat,
             Departure::AbsentArgsNull => self.absent = "null",
             Departure::AbsentArgsEmpty => self.absent = "",
             // Not a way of writing: found by reading a key back.
@@ -359,17 +469,7 @@ impl KeyStyle {
                 (true, true) => "True",
                 (true, false) => "False",
             }),
-            Value::Int(i) if self.one_number_type => match i.as_str().parse::<f64>() {
-                Ok(d) => out.push_str(&ecmascript_number(d)),
-                Err(_) => out.push_str(i.as_str()),
-            },
-            Value::Int(i) => out.push_str(i.as_str()),
-            Value::Float(f) if self.one_number_type => out.push_str(&if f.is_finite() {
-                ecmascript_number(*f)
-            } else {
-                "null".to_owned()
-            }),
-            Value::Float(f) => out.push_str(&crate::json::json_float(*f)),
+            Value::Int(_) | Value::Float(_) => out.push_str(&self.number(value)),
             Value::Str(s) => out.push_str(&self.string_literal(s)),
             Value::List(items) => {
                 let mut texts: Vec<String> = items
@@ -388,6 +488,20 @@ impl KeyStyle {
                 out.push(']');
             }
             Value::Object(object) => self.object(out, object, depth),
+        }
+    }
+
+    fn number(&self, value: &Value) -> String {
+        let double = match value {
+            Value::Int(i) => i.to_f64(),
+            Value::Float(f) => *f,
+            _ => unreachable!("number() is called with numbers only"),
+        };
+        match self.numbers {
+            NumberText::Python => crate::json::dumps(value, crate::json::Style::PYTHON),
+            NumberText::JsonStringify if !double.is_finite() => "null".into(),
+            NumberText::PythonFloat => crate::json::json_float(double),
+            NumberText::Ecmascript | NumberText::JsonStringify => ecmascript_number(double),
         }
     }
 
@@ -427,7 +541,7 @@ fn uppercase_escapes(text: &str) -> String {
 }
 
 /// The departures worth trying for a call: only those that change its key.
-fn candidates(call: &DedupCall, features: &Features) -> Vec<Departure> {
+fn candidates(model: NumberModel, call: &DedupCall, features: &Features) -> Vec<Departure> {
     let mut list = vec![
         Departure::Frame(":", ""),
         Departure::Frame("", ""),
@@ -463,26 +577,38 @@ fn candidates(call: &DedupCall, features: &Features) -> Vec<Departure> {
     if features.literals {
         list.push(Departure::PythonLiterals);
     }
-    if features.floats || features.ints {
-        list.push(Departure::OneNumberType);
+    match model {
+        NumberModel::Python if features.floats || features.ints => {
+            list.push(Departure::OneNumberType);
+        }
+        NumberModel::Float64 if features.floats || features.ints => {
+            list.extend([Departure::PythonNumbers, Departure::PythonFloats]);
+            if features.infinite {
+                list.push(Departure::OneNumberType);
+            }
+        }
+
+        _ => {}
     }
     list
 }
 
 /// Every key a call could have been given with at most two departures (the canonical key
-/// with none first), each with the departures that produce it.
+/// of `model` with none first), each with the departures that produce it.
 pub(super) fn plausible_keys(
+    model: NumberModel,
     call: &DedupCall,
     features: &Features,
 ) -> Vec<(Vec<Departure>, String)> {
     let args = call.args.as_ref();
-    let mut keys = vec![(Vec::new(), canonical_key(&call.name, args))];
-    let departures = candidates(call, features);
+    let canonical = KeyStyle::canonical(model);
+    let mut keys = vec![(Vec::new(), canonical_key_in(model, &call.name, args))];
+    let departures = candidates(model, call, features);
     for first in &departures {
-        keys.push((vec![*first], CANONICAL.with(*first).key(&call.name, args)));
+        keys.push((vec![*first], canonical.with(*first).key(&call.name, args)));
     }
     for (i, first) in departures.iter().enumerate() {
-        let one = CANONICAL.with(*first);
+        let one = canonical.with(*first);
         for second in &departures[i + 1..] {
             if !same_kind(*first, *second) {
                 keys.push((
@@ -559,10 +685,12 @@ pub(super) fn keys_given(
         .collect()
 }
 
-/// Reads an entry's key back as `name(args)` and compares its args with the call's: when
-/// they differ only in numbers, or hold the same values with keys in another order
-/// somewhere, the key is this call's, written against that rule. `None` otherwise.
-pub(super) fn read_back(call: &DedupCall, key: &str) -> Option<Departure> {
+/// Reads an entry's key back as `name(args)` and compares its args with the call's as
+/// written: when they differ only in numbers (as `model` writes them), or hold the same
+/// values with keys in another order somewhere, the key is this call's, written against
+/// that rule. `None` otherwise.
+pub(super) fn read_back(model: NumberModel, call: &DedupCall, key: &str) -> Option<Departure> {
+    use crate::json::{dumps, Style};
     let args_text = key
         .strip_prefix(call.name.as_str())?
         .strip_prefix('(')?
@@ -570,16 +698,22 @@ pub(super) fn read_back(call: &DedupCall, key: &str) -> Option<Departure> {
     let written = crate::json::parse(args_text).ok()?;
     let empty = Object::new();
     let args = Value::Object(call.args.clone().unwrap_or(empty));
-    if written == args {
+    if written == as_key_reads(model, &args) {
         // Same values: the text departs in how it orders keys, if it is canonical
         // otherwise (the enumerated departures cover the rest).
-        let canonical = crate::json::dumps(&written, crate::json::Style::CANONICAL);
-        let as_read = crate::json::dumps(&written, crate::json::Style::PYTHON);
+        let canonical = dumps(&written, Style::canonical(model));
+        let as_read = dumps(
+            &written,
+            Style {
+                numbers: model,
+                ..Style::PYTHON
+            },
+        );
         return (as_read == args_text && canonical != args_text)
             .then_some(Departure::ReadBack(DEDUP_KEY_ORDER));
     }
     let mut kinds = Vec::new();
-    numbers_apart(&args, &written, &mut kinds).then_some(())?;
+    numbers_apart(model, &args, &written, &mut kinds).then_some(())?;
     if kinds.contains(&DEDUP_NUMBER_INT) {
         Some(Departure::ReadBack(DEDUP_NUMBER_INT))
     } else {
@@ -603,12 +737,18 @@ fn near(call: &Value, written: &Value) -> bool {
             Some((m, e)) => (m.replace('.', ""), e.parse::<i64>().ok()?),
             None => (body.to_owned(), body.len() as i64 - 1),
         };
-        let significant: String = mantissa.trim_start_matches('0').chars().take(8).collect();
+        // Padded with zeros, so `2` is `200000` and never matches `1` (`100000`).
+        let significant: String = mantissa
+            .trim_start_matches('0')
+            .chars()
+            .chain(std::iter::repeat('0'))
+            .take(6)
+            .collect();
         Some((negative, significant, exponent))
     };
     match (digits(call), digits(written)) {
         // A rounding may drop or carry one digit.
-        (Some(a), Some(b)) => a.0 == b.0 && a.1.get(..6) == b.1.get(..6) && (a.2 - b.2).abs() <= 1,
+        (Some(a), Some(b)) => a.0 == b.0 && a.1 == b.1 && (a.2 - b.2).abs() <= 1,
         // An integer too long for a double, written as one: infinite, same sign.
         (Some((negative, _, exponent)), None) => {
             exponent > 308
@@ -618,29 +758,58 @@ fn near(call: &Value, written: &Value) -> bool {
     }
 }
 
-/// Whether two values differ only in numbers (same shape, same keys, same strings),
-/// collecting which number rule each difference is about.
-fn numbers_apart(call: &Value, written: &Value, kinds: &mut Vec<&'static str>) -> bool {
-    match (call, written) {
-        (Value::Int(_), Value::Int(_) | Value::Float(_)) => {
-            if call != written {
-                kinds.push(DEDUP_NUMBER_INT);
-            }
-            near(call, written)
+/// `value` as the canonical key of `model` writes it, read back as Python reads JSON: under
+/// `python` the value itself; under `float64`, `1.0` reads back as `1`, `2^60` as
+/// `1152921504606847000`, `1e-7` as the float.
+fn as_key_reads(model: NumberModel, value: &Value) -> Value {
+    match (model, value) {
+        (NumberModel::Python, _) => value.clone(),
+        (_, Value::Int(_) | Value::Float(_)) => {
+            let text = crate::json::dumps(value, crate::json::Style::canonical(model));
+            crate::json::parse(&text).expect("ECMAScript numbers are JSON in Python's dialect")
         }
-        (Value::Float(_), Value::Int(_) | Value::Float(_)) => {
-            if call != written {
-                kinds.push(DEDUP_NUMBER_FLOAT);
+        (_, Value::List(items)) => {
+            Value::List(items.iter().map(|v| as_key_reads(model, v)).collect())
+        }
+        (_, Value::Object(object)) => Value::Object(
+            object
+                .iter()
+                .map(|(k, v)| (k.clone(), as_key_reads(model, v)))
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+/// Whether two values differ only in numbers (same shape, same keys, same strings),
+/// collecting which number rule each difference from how `model` writes the call's number
+/// is about: the rule of the call's literal.
+fn numbers_apart(
+    model: NumberModel,
+    call: &Value,
+    written: &Value,
+    kinds: &mut Vec<&'static str>,
+) -> bool {
+    match (call, written) {
+        (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+            if as_key_reads(model, call) != *written {
+                kinds.push(match call {
+                    Value::Int(_) => DEDUP_NUMBER_INT,
+                    _ => DEDUP_NUMBER_FLOAT,
+                });
             }
             near(call, written)
         }
         (Value::List(a), Value::List(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| numbers_apart(x, y, kinds))
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| numbers_apart(model, x, y, kinds))
         }
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
                 && a.iter()
-                    .all(|(k, x)| b.get(k).is_some_and(|y| numbers_apart(x, y, kinds)))
+                    .all(|(k, x)| b.get(k).is_some_and(|y| numbers_apart(model, x, y, kinds)))
         }
         _ => call == written,
     }
@@ -657,7 +826,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         ListsSorted => 4,
         NotAscii | UppercaseHex => 5,
         PythonLiterals => 6,
-        OneNumberType => 7,
+        OneNumberType | PythonNumbers | PythonFloats => 7,
         AbsentArgsNull | AbsentArgsEmpty => 8,
         ReadBack(_) => 9,
     };
@@ -677,7 +846,11 @@ mod tests {
     }
 
     fn explain(call: &DedupCall, key: &str) -> Option<Vec<Departure>> {
-        let plausible = vec![plausible_keys(call, &Features::of(call.args.as_ref()))];
+        let plausible = vec![plausible_keys(
+            NumberModel::Python,
+            call,
+            &Features::of(NumberModel::Python, call.args.as_ref()),
+        )];
         let entries = std::collections::HashSet::from([key]);
         keys_given(&plausible, &entries)[0].clone().map(|(_, d)| d)
     }
@@ -690,7 +863,13 @@ mod tests {
         ];
         let plausible: Vec<_> = calls
             .iter()
-            .map(|c| plausible_keys(c, &Features::of(c.args.as_ref())))
+            .map(|c| {
+                plausible_keys(
+                    NumberModel::Python,
+                    c,
+                    &Features::of(NumberModel::Python, c.args.as_ref()),
+                )
+            })
             .collect();
         let entries =
             std::collections::HashSet::from([r#"f({"a": 1, "b": 2})"#, r#"f({"b": 2, "a": 1})"#]);
@@ -721,7 +900,7 @@ mod tests {
         );
         assert_eq!(explain(&c, "nothing like it"), None);
         assert_eq!(
-            Departure::OneNumberType.requirements(c.args.as_ref()),
+            Departure::OneNumberType.requirements(NumberModel::Python, c.args.as_ref()),
             vec![DEDUP_NUMBER_FLOAT]
         );
     }
@@ -740,6 +919,26 @@ mod tests {
         assert_eq!(
             explain(&c, "a\\\"b({})"),
             Some(vec![Departure::NameEscaped])
+        );
+    }
+
+    #[test]
+    fn a_key_holding_other_short_numbers_is_not_read_as_the_calls() {
+        // 2 is not 1.0 respelled: numbers of few digits are near only when their digits are.
+        let c = call("f", r#"{"xs": [2, 1]}"#);
+        for model in [NumberModel::Python, NumberModel::Float64] {
+            assert_eq!(read_back(model, &c, r#"f({"xs": [1.0, 2.0]})"#), None);
+            assert_eq!(read_back(model, &c, r#"f({"xs": [3, 1]})"#), None);
+        }
+        assert_eq!(
+            read_back(NumberModel::Python, &c, r#"f({"xs": [2.0, 1.0]})"#),
+            Some(Departure::ReadBack(DEDUP_NUMBER_INT))
+        );
+        // 0.30000000000000004 written with fewer digits is still the call's.
+        let c = call("f", r#"{"a": 0.30000000000000004}"#);
+        assert_eq!(
+            read_back(NumberModel::Python, &c, r#"f({"a": 0.3})"#),
+            Some(Departure::ReadBack(DEDUP_NUMBER_FLOAT))
         );
     }
 }

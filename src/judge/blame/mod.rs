@@ -15,6 +15,7 @@ mod exec;
 mod keys;
 
 use super::{BatchRun, Failure, Outcome};
+use crate::json::NumberModel;
 use crate::spec::{Case, Function};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -159,6 +160,11 @@ impl GeneratedTally {
 
 /// The requirements whose checks apply to a case: the ones its expected output shows.
 pub fn applicable(case: &Case) -> BTreeSet<String> {
+    applicable_in(NumberModel::Python, case)
+}
+
+/// [`applicable`] for a case whose expectations are number model `model`'s.
+pub fn applicable_in(model: NumberModel, case: &Case) -> BTreeSet<String> {
     let runs: Vec<BatchRun> = super::expectations(case)
         .into_iter()
         .map(|(output, invocations)| BatchRun {
@@ -166,7 +172,7 @@ pub fn applicable(case: &Case) -> BTreeSet<String> {
             invocations,
         })
         .collect();
-    blame(case, &runs, &Outcome::Pass).shown
+    blame_in(model, case, &runs, &Outcome::Pass).shown
 }
 
 /// The requirement a failure no check explains is charged to: the one that says what the
@@ -181,10 +187,18 @@ pub fn unexplained_requirement(function: Function) -> &'static str {
 /// Diagnoses a judged case: `runs` are the batches that returned, `outcome` the judge's
 /// verdict on them (or the exception, timeout or crash that ended the case).
 pub fn blame(case: &Case, runs: &[BatchRun], outcome: &Outcome) -> Blame {
+    blame_in(NumberModel::Python, case, runs, outcome)
+}
+
+/// [`blame`] for an implementation of number model `model`, on a case whose expectations
+/// are that model's: values compare as the model holds them, and keys are read as the
+/// model writes them, with the calls as written telling which number rule a key breaks.
+pub fn blame_in(model: NumberModel, case: &Case, runs: &[BatchRun], outcome: &Outcome) -> Blame {
     let mut tally = Tally::default();
+    let runs = super::held_in(model, runs);
     match case {
-        Case::Exec(exec) => exec::diagnose(exec, runs, &mut tally),
-        Case::Dedup(dedup) => dedup::diagnose(dedup, runs, &mut tally),
+        Case::Exec(exec) => exec::diagnose(model, exec, &runs, &mut tally),
+        Case::Dedup(dedup) => dedup::diagnose(model, dedup, &runs, &mut tally),
     }
     if let Outcome::Fail(failure) = outcome {
         if tally.charges.is_empty() {

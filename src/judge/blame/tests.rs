@@ -162,3 +162,89 @@ fn messages_out_of_call_order_are_charged_to_the_order_rule_alone() {
     let blame = blame(&case.case, &runs, &outcome);
     assert_eq!(blame.charged(), vec![ids::EXEC_OUTPUT_ORDER], "{blame:?}");
 }
+
+/// Under float64, what the reference expects is a correct float64 runtime's answer: the
+/// checks never fire on it, for the spec's cases or generated ones.
+#[test]
+fn under_float64_the_expected_output_of_every_case_breaks_no_rule() {
+    use crate::json::NumberModel::Float64;
+    use crate::subject::expected::expected_under;
+    let spec = Spec::embedded().unwrap();
+    let mut cases = spec.cases.clone();
+    for function in Function::ALL {
+        cases.extend(crate::fuzz::generated_cases(function, &spec.cases, 300, 7));
+    }
+    for case in &cases {
+        let judged = expected_under(Float64, case).unwrap();
+        let runs = expected_runs(&judged.case);
+        assert!(crate::judge::judge_in(Float64, &judged.case, &runs).is_pass());
+        let blame = blame_in(Float64, &judged.case, &runs, &Outcome::Pass);
+        assert!(
+            blame.charges.is_empty(),
+            "{}: {:?}\n{:?}",
+            case.id(),
+            blame.charges,
+            judged.case
+        );
+    }
+}
+
+/// The first batch of a spec case judged under float64 with another output.
+fn float64_blame(case_id: &str, output: &str) -> (Outcome, Blame) {
+    use crate::json::NumberModel::Float64;
+    let spec = Spec::embedded().unwrap();
+    let case = spec.cases.iter().find(|c| c.id() == case_id).unwrap();
+    let judged = crate::subject::expected::expected_under(Float64, case).unwrap();
+    let mut runs = expected_runs(&judged.case);
+    runs[0].output = parse(output).unwrap();
+    let outcome = crate::judge::judge_in(Float64, &judged.case, &runs);
+    let blame = blame_in(Float64, &judged.case, &runs, &outcome);
+    (outcome, blame)
+}
+
+#[test]
+fn under_float64_a_key_that_keeps_1_0_is_charged_to_the_float_rule() {
+    // dedup-number-001 calls f with {"a": 1.0}: a float64 runtime keys it f({"a": 1}).
+    let (outcome, blame) = float64_blame("dedup-number-001", r#"{"f({\"a\": 1})": "ok"}"#);
+    assert!(outcome.is_pass(), "{outcome:?}");
+    assert!(blame.charges.is_empty());
+    let (outcome, blame) = float64_blame("dedup-number-001", r#"{"f({\"a\": 1.0})": "ok"}"#);
+    assert!(!outcome.is_pass());
+    assert_eq!(blame.charged(), vec![ids::DEDUP_NUMBER_FLOAT], "{blame:?}");
+    assert!(
+        blame.charges[0].diagnosis.contains("declared float64"),
+        "{}",
+        blame.charges[0].diagnosis
+    );
+}
+
+#[test]
+fn under_float64_an_integer_written_as_a_float_is_charged_to_the_integer_rule() {
+    // dedup-result-008 calls f with {"k": 1} twice.
+    let (_, blame) = float64_blame("dedup-result-008", r#"{"f({\"k\": 1.0})": 2.0}"#);
+    assert_eq!(blame.charged(), vec![ids::DEDUP_NUMBER_INT], "{blame:?}");
+}
+
+#[test]
+fn under_float64_results_compare_by_value_but_true_is_not_1() {
+    // The tool returns 2.0: under float64, 2 is the same value.
+    let (outcome, _) = float64_blame("dedup-result-008", r#"{"f({\"k\": 1})": 2}"#);
+    assert!(outcome.is_pass(), "{outcome:?}");
+    let (outcome, blame) = float64_blame("dedup-result-008", r#"{"f({\"k\": 1})": true}"#);
+    assert!(!outcome.is_pass());
+    assert_eq!(
+        blame.charged(),
+        vec![ids::DEDUP_RESULT_UNCHANGED],
+        "{blame:?}"
+    );
+    // Under python, 2 is not 2.0.
+    let spec = Spec::embedded().unwrap();
+    let case = spec
+        .cases
+        .iter()
+        .find(|c| c.id() == "dedup-result-008")
+        .unwrap();
+    let mut runs = expected_runs(&case.case);
+    runs[0].output = parse(r#"{"f({\"k\": 1})": 2}"#).unwrap();
+    assert!(!crate::judge::judge(&case.case, &runs).is_pass());
+}
