@@ -625,24 +625,95 @@ fn unknown_tool(name: &str) -> String {
 /// Whether two calls' args are equal once numbers and booleans are compared as a runtime
 /// with one number type compares them (1 == 1.0 == true).
 fn loosely_equal(a: &DedupCall, b: &DedupCall) -> bool {
-    fn loose(value: &Value) -> Value {
+    /// A number as a double, if it is one a runtime could confuse with another: booleans,
+    /// floats, and integers a double holds exactly (longer ones stay themselves: their
+    /// rule is DEDUP-NUMBER-INT).
+    fn as_double(value: &Value) -> Option<f64> {
         match value {
-            Value::Bool(b) => Value::Float(if *b { 1.0 } else { 0.0 }),
-            // Integers a double holds exactly are the ones a runtime could confuse with
-            // a float; longer ones stay themselves (their rule is DEDUP-NUMBER-INT).
+            Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
             Value::Int(i) if i.as_str().trim_start_matches('-').len() <= 15 => {
-                Value::Float(i.as_str().parse().unwrap_or(f64::NAN))
+                Some(i.as_str().parse().unwrap_or(f64::NAN))
             }
-            Value::Float(f) => Value::Float(*f),
-            Value::List(items) => Value::List(items.iter().map(loose).collect()),
-            Value::Object(object) => {
-                Value::Object(object.iter().map(|(k, v)| (k.clone(), loose(v))).collect())
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+    // Compared in place: every pair of calls of a batch is compared, so this allocates
+    // nothing.
+    fn loose_eq(a: &Value, b: &Value) -> bool {
+        match (as_double(a), as_double(b)) {
+            (Some(x), Some(y)) => return x == y,
+            (Some(_), None) | (None, Some(_)) => return false,
+            (None, None) => {}
+        }
+        match (a, b) {
+            (Value::List(a), Value::List(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(a, b)| loose_eq(a, b))
             }
-            other => other.clone(),
+            (Value::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.get(k).is_some_and(|w| loose_eq(v, w)))
+            }
+            (a, b) => a == b,
         }
     }
     let empty = Object::new();
-    let a = Value::Object(a.args.clone().unwrap_or_else(|| empty.clone()));
-    let b = Value::Object(b.args.clone().unwrap_or(empty));
-    loose(&a) == loose(&b)
+    let a = a.args.as_ref().unwrap_or(&empty);
+    let b = b.args.as_ref().unwrap_or(&empty);
+    a.len() == b.len()
+        && a.iter()
+            .all(|(k, v)| b.get(k).is_some_and(|w| loose_eq(v, w)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(args: &str) -> DedupCall {
+        DedupCall {
+            name: "t".into(),
+            args: Some(
+                crate::json::parse(args)
+                    .unwrap()
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+        }
+    }
+
+    #[test]
+    fn loosely_equal_compares_numbers_as_one_number_type_would() {
+        let equal = [
+            (r#"{"a": 1}"#, r#"{"a": 1.0}"#),
+            (r#"{"a": true}"#, r#"{"a": 1}"#),
+            (r#"{"a": [0, {"b": false}]}"#, r#"{"a": [0.0, {"b": 0}]}"#),
+            (r#"{"a": 1, "b": "x"}"#, r#"{"b": "x", "a": 1.0}"#),
+        ];
+        for (a, b) in equal {
+            assert!(loosely_equal(&call(a), &call(b)), "{a} {b}");
+        }
+        let different = [
+            (r#"{"a": 1}"#, r#"{"a": 2}"#),
+            (r#"{"a": 1}"#, r#"{"a": "1"}"#),
+            (r#"{"a": 1}"#, r#"{"a": 1, "b": 1}"#),
+            (r#"{"a": [1]}"#, r#"{"a": [1, 1]}"#),
+            // Past 15 digits an integer keeps its own rule (DEDUP-NUMBER-INT).
+            (
+                r#"{"a": 1152921504606846976}"#,
+                r#"{"a": 1.152921504606846976e18}"#,
+            ),
+        ];
+        for (a, b) in different {
+            assert!(!loosely_equal(&call(a), &call(b)), "{a} {b}");
+        }
+        assert!(loosely_equal(
+            &DedupCall {
+                name: "t".into(),
+                args: None
+            },
+            &call("{}")
+        ));
+    }
 }
