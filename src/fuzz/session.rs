@@ -70,16 +70,7 @@ pub fn check(launch: &Launch, plan: &Plan<'_>, on_result: Option<ResultCallback<
     let (results, generated) = run_plan(&mut runner, plan);
     runner.on_result = None;
     let incomplete = runner.incomplete();
-    let number_model = runner.number_model();
-    let (implementation, functions) = runner.shutdown();
-    let run = Run {
-        implementation: Some(implementation),
-        functions,
-        results,
-        start_error: None,
-        duration: started.elapsed(),
-        number_model,
-    };
+    let run = runner.finish(results, started);
     Checked {
         run,
         generated,

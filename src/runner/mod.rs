@@ -81,16 +81,7 @@ pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings)
     match Runner::start(launch, suite, settings) {
         Ok(mut runner) => {
             let results = runner.run_cases(cases);
-            let number_model = runner.number_model();
-            let (implementation, functions) = runner.shutdown();
-            Run {
-                implementation: Some(implementation),
-                functions,
-                results,
-                start_error: None,
-                duration: started.elapsed(),
-                number_model,
-            }
+            runner.finish(results, started)
         }
         Err(error) => Run {
             implementation: None,
@@ -214,6 +205,21 @@ impl<'a> Runner<'a> {
             }
         }
         std::mem::take(&mut self.results)
+    }
+
+    /// Shuts the implementation down and gives the run whose `results` it returned since
+    /// `started`.
+    pub fn finish(self, results: Vec<CaseResult>, started: Instant) -> Run {
+        let number_model = self.number_model();
+        let (implementation, functions) = self.shutdown();
+        Run {
+            implementation: Some(implementation),
+            functions,
+            results,
+            start_error: None,
+            duration: started.elapsed(),
+            number_model,
+        }
     }
 
     /// Asks the implementation to exit, then makes sure it has.
