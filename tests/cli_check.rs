@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fresh_regressions, json_report, parcall, root, stdout};
+use common::{fresh_regressions, in_lanes, json_report, parcall, root, stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -70,39 +70,17 @@ fn every_broken_example_loses_the_requirement_it_breaks_and_at_most_one_other() 
         "only {} broken examples",
         examples.len()
     );
-    // Three checks at a time: each spends much of its time waiting on its interpreter
-    // and its latency probes, so the machine's cores stay busy.
-    let reports: Vec<(i32, serde_json::Value)> = std::thread::scope(|scope| {
-        let lanes: Vec<_> = (0..3)
-            .map(|lane| {
-                let examples = &examples;
-                scope.spawn(move || {
-                    examples
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| i % 3 == lane)
-                        .map(|(i, path)| {
-                            let report = json_report(&[
-                                "check",
-                                path.to_str().unwrap(),
-                                "--fuzz",
-                                "100",
-                                "--seed",
-                                "1",
-                                "--no-regressions",
-                            ]);
-                            (i, report)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        let mut all: Vec<_> = lanes
-            .into_iter()
-            .flat_map(|lane| lane.join().unwrap())
-            .collect();
-        all.sort_by_key(|(i, _)| *i);
-        all.into_iter().map(|(_, report)| report).collect()
+    // Three at a time: each waits much of its time on its interpreter and latency probes.
+    let reports = in_lanes(&examples, 3, |path| {
+        json_report(&[
+            "check",
+            path.to_str().unwrap(),
+            "--fuzz",
+            "100",
+            "--seed",
+            "1",
+            "--no-regressions",
+        ])
     });
     for (path, (code, report)) in examples.iter().zip(reports) {
         let source = std::fs::read_to_string(path).unwrap();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fresh_regressions, json_report, parcall, root, stdout, temp_dir};
+use common::{fresh_regressions, in_lanes, json_report, parcall, root, stdout, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,22 +14,26 @@ fn example(name: &str) -> String {
 
 #[test]
 fn correct_solutions_in_any_dispatch_order_or_style_conform() {
-    for name in [
+    let runs: Vec<(&str, &str)> = [
         "solution_reverse_dispatch",
         "solution_thread_pool",
         "solution_asyncio",
-    ] {
-        for seed in ["1", "2"] {
-            let (code, report) = json_report(&["check", &example(name), "--seed", seed]);
-            let failed: Vec<_> = report["cases"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|c| c["outcome"] != "pass")
-                .map(|c| c["id"].clone())
-                .collect();
-            assert_eq!(code, 0, "{name} seed {seed}: {failed:?}");
-        }
+    ]
+    .into_iter()
+    .flat_map(|name| [(name, "1"), (name, "2")])
+    .collect();
+    let reports = in_lanes(&runs, 3, |(name, seed)| {
+        json_report(&["check", &example(name), "--seed", seed])
+    });
+    for ((name, seed), (code, report)) in runs.iter().zip(reports) {
+        let failed: Vec<_> = report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["outcome"] != "pass")
+            .map(|c| c["id"].clone())
+            .collect();
+        assert_eq!(code, 0, "{name} seed {seed}: {failed:?}");
     }
 }
 

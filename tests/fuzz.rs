@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{fresh_regressions, json_report, root, stdout, subjects};
+use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
 use parcall::grade::rubric::Rubric;
 use parcall::judge::{judge, Outcome};
 use parcall::reference::Execution;
@@ -127,31 +127,21 @@ fn a_racy_concurrent_cache_is_caught_on_at_least_19_of_20_seeds() {
     // A race needs real threads and real waits: this one runs end to end, on the one
     // function it is about, two seeds at a time.
     let module = example("broken/dedup_racy_cache");
-    let caught: u64 = std::thread::scope(|scope| {
-        let lanes: Vec<_> = (0..2)
-            .map(|lane| {
-                let module = &module;
-                scope.spawn(move || {
-                    (1..=SEEDS)
-                        .filter(|seed| seed % 2 == lane)
-                        .filter(|seed| {
-                            let seed = seed.to_string();
-                            let args = [
-                                "check",
-                                module,
-                                "--function",
-                                "run_parallel_calls",
-                                "--seed",
-                                &seed,
-                            ];
-                            json_report(&args).0 == 1
-                        })
-                        .count() as u64
-                })
-            })
-            .collect();
-        lanes.into_iter().map(|l| l.join().unwrap()).sum()
-    });
+    let seeds: Vec<String> = (1..=SEEDS).map(|seed| seed.to_string()).collect();
+    let caught = in_lanes(&seeds, 2, |seed| {
+        let args = [
+            "check",
+            &module,
+            "--function",
+            "run_parallel_calls",
+            "--seed",
+            seed,
+        ];
+        json_report(&args).0 == 1
+    })
+    .into_iter()
+    .filter(|&caught| caught)
+    .count() as u64;
     assert!(caught >= 19, "caught on only {caught} of {SEEDS} seeds");
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{json_report, parcall, root, stdout, temp_dir};
+use common::{in_lanes, json_report, parcall, root, stdout, temp_dir};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -40,8 +40,11 @@ fn failures(report: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn the_javascript_example_conforms_with_no_expectations_file_on_every_seed() {
-    for seed in 1..=5 {
-        let (code, report) = json_report(&["check", JS, "--seed", &seed.to_string()]);
+    let seeds: Vec<String> = (1..=5).map(|seed| seed.to_string()).collect();
+    let reports = in_lanes(&seeds, 3, |seed| {
+        json_report(&["check", JS, "--seed", seed])
+    });
+    for (seed, (code, report)) in seeds.iter().zip(reports) {
         assert_eq!(code, 0, "seed {seed}: {:#?}", failures(&report));
         assert_eq!(report["number_model"], "float64");
         assert_eq!(report["summary"]["expected_failures"], 0);

@@ -107,3 +107,34 @@ pub fn output_within(
         stderr: stderr.join().unwrap_or_default(),
     })
 }
+
+/// `run` on every item, `lanes` items at a time, results in the items' order. For
+/// end-to-end checks that spend much of their time waiting on an interpreter or on latency
+/// probes, so running a few at once keeps the machine's cores busy.
+pub fn in_lanes<T: Sync, R: Send>(
+    items: &[T],
+    lanes: usize,
+    run: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let run = &run;
+        let handles: Vec<_> = (0..lanes)
+            .map(|lane| {
+                scope.spawn(move || {
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % lanes == lane)
+                        .map(|(i, item)| (i, run(item)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut results: Vec<(usize, R)> = handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect();
+        results.sort_by_key(|(i, _)| *i);
+        results.into_iter().map(|(_, r)| r).collect()
+    })
+}
