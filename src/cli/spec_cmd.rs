@@ -79,7 +79,7 @@ fn load(arg: &super::SpecArg) -> anyhow::Result<Spec> {
 /// A case or requirement as JSON, by id.
 fn find(spec: &Spec, id: &str) -> Option<Value> {
     if let Some(case) = spec.cases.iter().find(|c| c.id() == id) {
-        return Some(match &case.case {
+        return Some(match &*case.case {
             spec::Case::Exec(c) => json::to_value(c),
             spec::Case::Dedup(c) => json::to_value(c),
         });
@@ -206,7 +206,7 @@ fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
 
 fn strip_latency(case: &mut crate::spec::SpecCase) {
     use crate::spec::{Case, Dispatch};
-    let scripts = match &mut case.case {
+    let scripts = match std::sync::Arc::make_mut(&mut case.case) {
         Case::Exec(c) => match &mut c.dispatch {
             Dispatch::Scripted { tools } => tools,
             Dispatch::Sandbox => return,

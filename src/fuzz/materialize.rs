@@ -68,10 +68,10 @@ pub fn materialize(
     };
     let mut case = SpecCase {
         file: file.to_owned(),
-        case,
+        case: case.into(),
     };
     let requirements = requirements_exercised(&case.case);
-    match &mut case.case {
+    match std::sync::Arc::make_mut(&mut case.case) {
         Case::Exec(c) => c.requirements = requirements,
         Case::Dedup(c) => c.requirements = requirements,
     }

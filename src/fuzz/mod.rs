@@ -22,7 +22,7 @@ use crate::subject::Subject;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -126,28 +126,45 @@ pub fn run(
 
 type Tree = Box<dyn ValueTree<Value = GeneratedInput>>;
 
-/// The generated cases of one function for a seed, with their value trees for shrinking.
-fn generate(
+/// The generated cases of one function for a seed, drawn one at a time. A case's value
+/// tree (what shrinking walks; a long batch's is megabytes) is not kept: each draw starts
+/// a fresh runner from the shared random state, so the state before a draw is enough to
+/// grow the same tree again for the few failures that get shrunk.
+struct Generator {
     function: Function,
-    spec_cases: &[SpecCase],
-    count: usize,
-    seed: u64,
-) -> (Vec<Tree>, Vec<SpecCase>) {
-    let mut generator = TestRunner::new_with_rng(Config::default(), rng(seed, function));
-    let strategy = strategy(function, spec_cases);
-    let mut trees = Vec::with_capacity(count);
-    let mut cases = Vec::with_capacity(count);
-    for index in 0..count {
-        let Ok(tree) = strategy.new_tree(&mut generator) else {
-            continue;
-        };
-        let id = format!("gen-{}-{index}", short(function));
-        if let Ok(case) = materialize(&tree.current(), &id, "generated", "a generated case") {
-            trees.push(tree);
-            cases.push(case);
+    rng: TestRng,
+    strategy: BoxedStrategy<GeneratedInput>,
+}
+
+impl Generator {
+    fn new(function: Function, spec_cases: &[SpecCase], seed: u64) -> Generator {
+        Generator {
+            function,
+            rng: rng(seed, function),
+            strategy: strategy(function, spec_cases),
         }
     }
-    (trees, cases)
+
+    /// The case of index `index` (asked for in order) and the random state that draws it
+    /// again, or `None` when the draw gives no valid case; its id carries the index either
+    /// way, so runs are reproducible.
+    fn case(&mut self, index: usize) -> Option<(TestRng, SpecCase)> {
+        let before = self.rng.clone();
+        let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
+        let tree = self.strategy.new_tree(&mut runner);
+        self.rng = runner.rng().clone();
+        let id = format!("gen-{}-{index}", short(self.function));
+        let case = materialize(&tree.ok()?.current(), &id, "generated", "a generated case").ok()?;
+        Some((before, case))
+    }
+
+    /// The value tree of the case drawn from `before`, as it was drawn.
+    fn tree(&self, before: &TestRng) -> Tree {
+        let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
+        self.strategy
+            .new_tree(&mut runner)
+            .expect("a draw from the same state gives the same tree")
+    }
 }
 
 /// The generated cases `parcall check` would run for `function` with this seed: the same
@@ -158,7 +175,76 @@ pub fn generated_cases(
     count: usize,
     seed: u64,
 ) -> Vec<SpecCase> {
-    generate(function, spec_cases, count, seed).1
+    let mut generator = Generator::new(function, spec_cases, seed);
+    (0..count)
+        .filter_map(|index| generator.case(index).map(|(_, case)| case))
+        .collect()
+}
+
+/// A failing generated case kept while the run streams on: its result, its index (ties
+/// go to the earliest) and its size.
+struct Kept {
+    index: usize,
+    size: usize,
+    result: CaseResult,
+}
+
+/// What a function's generated cases have found so far. Results stream through it and
+/// only the aggregates stay: counts, tallies, the first failure and, per requirement, the
+/// smallest case charged to it, with the random states that draw those few again.
+struct Findings<'p> {
+    model: NumberModel,
+    public: &'p HashSet<String>,
+    generated: usize,
+    failed: usize,
+    exercised: BTreeSet<String>,
+    requirements: BTreeMap<String, GeneratedTally>,
+    first: Option<Kept>,
+    smallest: BTreeMap<String, Kept>,
+    draws: BTreeMap<usize, TestRng>,
+}
+
+impl Findings<'_> {
+    fn add(&mut self, index: usize, draw: Option<TestRng>, result: CaseResult) {
+        self.generated += 1;
+        self.exercised
+            .extend(result.case.requirements().iter().cloned());
+        tally(self.model, &result, self.public, &mut self.requirements);
+        if result.outcome.is_pass() {
+            return;
+        }
+        self.failed += 1;
+        let size = case_size(&result);
+        if self.first.as_ref().is_none_or(|first| index < first.index) {
+            self.first = Some(Kept {
+                index,
+                size,
+                result: result.clone(),
+            });
+        }
+        for requirement in result.blame.charged() {
+            let smaller = self
+                .smallest
+                .get(requirement)
+                .is_none_or(|kept| (size, index) < (kept.size, kept.index));
+            if smaller {
+                let kept = Kept {
+                    index,
+                    size,
+                    result: result.clone(),
+                };
+                self.smallest.insert(requirement.to_owned(), kept);
+            }
+        }
+        if let Some(draw) = draw {
+            self.draws.insert(index, draw);
+        }
+        // Only the draws of cases still kept stay.
+        let first = self.first.as_ref().map(|k| k.index);
+        let smallest: BTreeSet<usize> = self.smallest.values().map(|k| k.index).collect();
+        self.draws
+            .retain(|i, _| Some(*i) == first || smallest.contains(i));
+    }
 }
 
 fn run_function(
@@ -167,33 +253,53 @@ fn run_function(
     function: Function,
     settings: Settings,
 ) -> Summary {
-    let (trees, cases) = generate(
-        function,
-        spec_cases,
-        settings.cases_per_function,
-        settings.seed,
-    );
-    let mut trees: Vec<Option<Tree>> = trees.into_iter().map(Some).collect();
-    let results = subject.run_cases(&cases);
-    let failures: Vec<usize> = (0..results.len())
-        .filter(|&i| !results[i].outcome.is_pass())
-        .collect();
-    let generated = results.len();
-    let exercised: BTreeSet<String> = cases
-        .iter()
-        .flat_map(|c| c.requirements().to_vec())
-        .collect();
-    let requirements = tally(
-        subject.number_model(),
-        &results,
-        &public_batches(spec_cases, function),
-    );
+    let public = public_batches(spec_cases, function);
+    let mut findings = Findings {
+        model: subject.number_model(),
+        public: &public,
+        generated: 0,
+        failed: 0,
+        exercised: BTreeSet::new(),
+        requirements: BTreeMap::new(),
+        first: None,
+        smallest: BTreeMap::new(),
+        draws: BTreeMap::new(),
+    };
+    // Cases are drawn as the subject asks for them; their draws wait here, by id, until
+    // their result arrives.
+    let waiting: std::cell::RefCell<HashMap<String, (usize, TestRng)>> = Default::default();
+    let mut generator = Generator::new(function, spec_cases, settings.seed);
+    let mut source = (0..settings.cases_per_function).filter_map(|index| {
+        let (draw, case) = generator.case(index)?;
+        waiting
+            .borrow_mut()
+            .insert(case.id().to_owned(), (index, draw));
+        Some(case)
+    });
+    subject.run_stream(&mut source, &mut |result| {
+        let (index, draw) = match waiting.borrow_mut().remove(result.case.id()) {
+            Some((index, draw)) => (index, Some(draw)),
+            None => (usize::MAX, None),
+        };
+        findings.add(index, draw, result);
+    });
+    drop(source);
+    let Findings {
+        generated,
+        failed,
+        exercised,
+        requirements,
+        first,
+        mut smallest,
+        mut draws,
+        ..
+    } = findings;
     let mut summary = Summary {
         function,
         seed: settings.seed,
         generated,
-        passed: generated - failures.len(),
-        failed: failures.len(),
+        passed: generated - failed,
+        failed,
         shrink_runs: 0,
         result: passing_entry(
             function,
@@ -205,11 +311,14 @@ fn run_function(
         requirements,
         counterexamples: Vec::new(),
     };
-    let Some(&first) = failures.first() else {
+    let Some(first) = first else {
         return summary;
     };
-    let tree = trees[first].take().expect("each tree is shrunk once");
-    let (minimal, runs) = shrink(subject, tree, results[first].clone(), settings, &|r| {
+    let draw = draws
+        .remove(&first.index)
+        .expect("the first failure's draw is kept");
+    let tree = generator.tree(&draw);
+    let (minimal, runs) = shrink(subject, tree, first.result, settings, &|r| {
         !r.outcome.is_pass()
     });
     summary.shrink_runs = runs;
@@ -223,48 +332,65 @@ fn run_function(
     };
     rename(
         &mut counterexample,
-        &format!("regression-{}-{}-{first}", short(function), settings.seed),
+        &format!(
+            "regression-{}-{}-{}",
+            short(function),
+            settings.seed,
+            first.index
+        ),
     );
     summary.counterexample = Some(counterexample);
-    summary.counterexamples =
-        counterexamples_per_requirement(subject, &results, &mut trees, minimal, &summary, settings);
+    summary.counterexamples = counterexamples_per_requirement(
+        subject,
+        &mut smallest,
+        &mut draws,
+        &generator,
+        minimal,
+        &summary,
+        settings,
+    );
     summary
 }
 
-/// What every generated case said about each requirement. A generated case with a batch
-/// the public spec also has (a variant can come out equal to its source) can be answered
-/// from memory, so it shows nothing kept; its charges still count. The cases hold the
-/// expectations of number model `model`.
+/// How big a case is, to pick the smallest charged to a requirement: the text of its calls.
+fn case_size(result: &CaseResult) -> usize {
+    match &*result.case.case {
+        Case::Exec(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
+        Case::Dedup(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
+    }
+}
+
+/// Adds what one generated case said about each requirement. A generated case with a
+/// batch the public spec also has (a variant can come out equal to its source) can be
+/// answered from memory, so it shows nothing kept; its charges still count. The case holds
+/// the expectations of number model `model`.
 fn tally(
     model: NumberModel,
-    results: &[CaseResult],
+    result: &CaseResult,
     public: &HashSet<String>,
-) -> BTreeMap<String, GeneratedTally> {
-    let mut tallies: BTreeMap<String, GeneratedTally> = BTreeMap::new();
-    for result in results {
-        let hidden = batch_texts(&result.case.case)
-            .iter()
-            .all(|text| !public.contains(text));
-        if hidden {
-            // A case that passed shows every check that applies to it; only a failure's
-            // need working out from its expected output.
-            let exercised = if result.outcome.is_pass() {
-                result.blame.shown.clone()
-            } else {
-                crate::judge::blame::applicable_in(model, &result.case.case)
-            };
-            for id in exercised {
-                tallies.entry(id).or_default().exercised += 1;
-            }
-            for id in &result.blame.shown {
-                tallies.entry(id.clone()).or_default().shown += 1;
-            }
+    tallies: &mut BTreeMap<String, GeneratedTally>,
+) {
+    let hidden = batch_texts(&result.case.case)
+        .iter()
+        .all(|text| !public.contains(text));
+    if hidden {
+        // A case that passed shows every check that applies to it; only a failure's need
+        // working out from its expected output.
+        let exercised = if result.outcome.is_pass() {
+            result.blame.shown.clone()
+        } else {
+            crate::judge::blame::applicable_in(model, &result.case.case)
+        };
+        for id in exercised {
+            tallies.entry(id).or_default().exercised += 1;
         }
-        for id in result.blame.charged() {
-            tallies.entry(id.to_owned()).or_default().charged += 1;
+        for id in &result.blame.shown {
+            tallies.entry(id.clone()).or_default().shown += 1;
         }
     }
-    tallies
+    for id in result.blame.charged() {
+        tallies.entry(id.to_owned()).or_default().charged += 1;
+    }
 }
 
 /// The batches of the spec's own cases of `function`, as [`batch_texts`] writes them.
@@ -305,20 +431,13 @@ const SHRUNK_REQUIREMENTS: usize = 8;
 /// to it, shrunk (on a tenth of the budget) while it stays charged to that requirement.
 fn counterexamples_per_requirement(
     subject: &mut dyn Subject,
-    results: &[CaseResult],
-    trees: &mut [Option<Tree>],
+    smallest: &mut BTreeMap<String, Kept>,
+    draws: &mut BTreeMap<usize, TestRng>,
+    generator: &Generator,
     minimal: CaseResult,
     summary: &Summary,
     settings: Settings,
 ) -> Vec<CaseResult> {
-    let size = |r: &CaseResult| match &r.case.case {
-        Case::Exec(c) => c
-            .batches
-            .iter()
-            .map(|b| b.calls.to_string().len())
-            .sum::<usize>(),
-        Case::Dedup(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
-    };
     let mut found: Vec<CaseResult> = Vec::new();
     let mut covered: BTreeSet<String> = BTreeSet::new();
     let add = |mut result: CaseResult, found: &mut Vec<CaseResult>, requirement: &str| {
@@ -348,20 +467,17 @@ fn counterexamples_per_requirement(
         if tally.charged == 0 || covered.contains(requirement) {
             continue;
         }
-        let Some(index) = (0..results.len())
-            .filter(|&i| results[i].blame.charges(requirement))
-            .min_by_key(|&i| size(&results[i]))
-        else {
+        let Some(kept) = smallest.remove(requirement) else {
             continue;
         };
-        let smallest = results[index].clone();
-        let result = match trees[index].take() {
-            Some(tree) if settings.shrink_each_requirement && shrunk < SHRUNK_REQUIREMENTS => {
+        let result = match draws.remove(&kept.index) {
+            Some(draw) if settings.shrink_each_requirement && shrunk < SHRUNK_REQUIREMENTS => {
                 shrunk += 1;
                 let id = requirement.clone();
-                shrink(subject, tree, smallest, light, &|r| r.blame.charges(&id)).0
+                let tree = generator.tree(&draw);
+                shrink(subject, tree, kept.result, light, &|r| r.blame.charges(&id)).0
             }
-            _ => smallest,
+            _ => kept.result,
         };
         add(result, &mut found, requirement);
     }
@@ -489,14 +605,14 @@ fn unscripted(case: &SpecCase) -> bool {
 }
 
 fn rename(case: &mut SpecCase, id: &str) {
-    match &mut case.case {
+    match std::sync::Arc::make_mut(&mut case.case) {
         Case::Exec(c) => c.id = id.to_owned(),
         Case::Dedup(c) => c.id = id.to_owned(),
     }
 }
 
 fn set_description(case: &mut SpecCase, description: String) {
-    match &mut case.case {
+    match std::sync::Arc::make_mut(&mut case.case) {
         Case::Exec(c) => c.description = description,
         Case::Dedup(c) => c.description = description,
     }
@@ -539,7 +655,7 @@ fn passing_entry(
     CaseResult {
         case: SpecCase {
             file: format!("generated (seed {seed})"),
-            case,
+            case: case.into(),
         },
         outcome: Outcome::Pass,
         printed: String::new(),
@@ -553,7 +669,7 @@ fn passing_entry(
 fn failing_entry(summary: &Summary, mut minimal: CaseResult) -> CaseResult {
     rename(&mut minimal.case, &entry_id(summary.function));
     let blamed = tags::blame(&minimal.case.case, &minimal.outcome);
-    match &mut minimal.case.case {
+    match std::sync::Arc::make_mut(&mut minimal.case.case) {
         Case::Exec(c) => c.requirements = blamed,
         Case::Dedup(c) => c.requirements = blamed,
     }

@@ -35,7 +35,7 @@ pub enum RegressionsError {
 
 /// The case file holding just `case`.
 pub fn case_file(case: &SpecCase) -> CaseFile {
-    match &case.case {
+    match &*case.case {
         Case::Exec(c) => CaseFile::ExecuteToolCalls {
             schema: None,
             topic: "regressions".into(),
@@ -58,7 +58,7 @@ fn cases_of(file: CaseFile, origin: &str) -> Vec<SpecCase> {
         .into_iter()
         .map(|case| SpecCase {
             file: origin.to_owned(),
-            case,
+            case: case.into(),
         })
         .collect()
 }
@@ -141,7 +141,7 @@ pub fn record(
 /// A case's inputs, for telling counterexamples apart regardless of their ids: canonical
 /// JSON, where `0.0` and `-0.0`, `1` and `1.0`, and NaN stay distinct.
 fn inputs(case: &SpecCase) -> String {
-    let value = match &case.case {
+    let value = match &*case.case {
         Case::Exec(c) => json::to_value(&(
             &c.dispatch,
             c.batches

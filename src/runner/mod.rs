@@ -132,7 +132,6 @@ pub struct Runner<'a> {
     number_model: NumberModel,
     session: Option<Session>,
     next_id: u64,
-    results: Vec<CaseResult>,
     /// Set once the run's budget is spent.
     budget_spent: bool,
     /// Called after every case, for progress displays.
@@ -156,7 +155,6 @@ impl<'a> Runner<'a> {
             number_model: session.hello.number_model,
             session: Some(session),
             next_id: opaque_start(),
-            results: Vec::new(),
             budget_spent: false,
             on_result: None,
         })
@@ -183,28 +181,51 @@ impl<'a> Runner<'a> {
     /// Each case is judged, and reported, with the expectations of the implementation's
     /// number model.
     pub fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
+        let mut results = Vec::with_capacity(cases.len());
+        let sink = &mut |result| results.push(result);
         let (cases, refused) =
             crate::subject::expected::all_expected_under(self.number_model, cases);
         for (case, reason) in &refused {
-            self.skip_all(std::iter::once(case), reason);
+            self.skip_all(std::iter::once(case.clone()), reason, sink);
         }
         for function in Function::ALL {
-            let of_function: Vec<&SpecCase> =
-                cases.iter().filter(|c| c.function() == function).collect();
+            let mut of_function = cases.iter().filter(|c| c.function() == function).cloned();
             if self.functions.contains(&function) {
-                self.run_function(&of_function);
+                self.run_function(&mut of_function, sink);
             } else {
                 for case in of_function {
-                    self.record(
-                        case,
-                        Outcome::Fail(Failure::NotImplemented),
-                        String::new(),
-                        Duration::ZERO,
-                    );
+                    let outcome = Outcome::Fail(Failure::NotImplemented);
+                    self.record(case, outcome, String::new(), Duration::ZERO, sink);
                 }
             }
         }
-        std::mem::take(&mut self.results)
+        results
+    }
+
+    /// Runs the cases `source` yields, all of one function the implementation defines,
+    /// pipelined, handing each result to `sink` as soon as it is judged: cases are drawn
+    /// only as the window has room and nothing is kept, so memory stays flat however many
+    /// cases run (`check --fuzz 50000`).
+    pub fn run_stream(
+        &mut self,
+        source: &mut dyn Iterator<Item = SpecCase>,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        let model = self.number_model;
+        let mut refused = Vec::new();
+        let mut judged = source.filter_map(|case| {
+            match crate::subject::expected::expected_under(model, &case) {
+                Ok(judged) => Some(judged),
+                Err(error) => {
+                    refused.push((case, format!("not run: its expectations under the {model} number model cannot be computed: {error}")));
+                    None
+                }
+            }
+        });
+        self.run_function(&mut judged, sink);
+        for (case, reason) in refused {
+            self.skip_all(std::iter::once(case), &reason, sink);
+        }
     }
 
     /// Shuts the implementation down and gives the run whose `results` it returned since
@@ -238,9 +259,9 @@ impl<'a> Runner<'a> {
 }
 
 /// A case sent and not yet answered.
-struct InFlight<'c> {
+struct InFlight {
     id: u64,
-    case: &'c SpecCase,
+    case: SpecCase,
 }
 
 /// What ended the wait for the oldest case in flight.
@@ -249,17 +270,52 @@ enum Answer {
     Failed(Failure),
 }
 
-impl<'c> Runner<'_> {
-    fn run_function(&mut self, cases: &[&'c SpecCase]) {
-        let mut queue: VecDeque<&SpecCase> = cases.iter().copied().collect();
-        let mut in_flight: VecDeque<InFlight<'c>> = VecDeque::new();
+/// The cases of a function still to send: the ones a restart sent back first, then the
+/// ones the source has not yielded yet.
+struct Pending<'s> {
+    returned: VecDeque<SpecCase>,
+    source: &'s mut dyn Iterator<Item = SpecCase>,
+}
+
+impl Pending<'_> {
+    fn next(&mut self) -> Option<SpecCase> {
+        self.returned.pop_front().or_else(|| self.source.next())
+    }
+
+    fn is_empty(&mut self) -> bool {
+        if self.returned.is_empty() {
+            match self.source.next() {
+                Some(case) => self.returned.push_back(case),
+                None => return true,
+            }
+        }
+        false
+    }
+
+    /// Everything left, in order.
+    fn take_all(&mut self) -> Vec<SpecCase> {
+        self.returned.drain(..).chain(&mut *self.source).collect()
+    }
+}
+
+impl Runner<'_> {
+    fn run_function(
+        &mut self,
+        source: &mut dyn Iterator<Item = SpecCase>,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        let mut queue = Pending {
+            returned: VecDeque::new(),
+            source,
+        };
+        let mut in_flight: VecDeque<InFlight> = VecDeque::new();
         let mut consecutive_failures = 0;
         let mut turn_started = Instant::now();
-        while !queue.is_empty() || !in_flight.is_empty() {
-            if self.out_of_time(&mut queue, &mut in_flight) {
+        while !in_flight.is_empty() || !queue.is_empty() {
+            if self.out_of_time(&mut queue, &mut in_flight, sink) {
                 return;
             }
-            if self.session.is_none() && !self.restart(&mut queue, &mut in_flight) {
+            if self.session.is_none() && !self.restart(&mut queue, &mut in_flight, sink) {
                 return;
             }
             self.fill_window(&mut queue, &mut in_flight);
@@ -284,48 +340,49 @@ impl<'c> Runner<'_> {
             match answer {
                 Answer::Reply(reply) => {
                     consecutive_failures = 0;
-                    let (outcome, blame) = judge_reply(self.number_model, oldest.case, &reply);
+                    let (outcome, blame) = judge_reply(self.number_model, &oldest.case, &reply);
                     let printed = bounds::kept_printed(reply.output);
-                    self.push(CaseResult {
-                        case: oldest.case.clone(),
-                        outcome,
-                        printed,
-                        process_output: String::new(),
-                        duration: elapsed,
-                        rerun_args: None,
-                        blame,
-                    });
+                    self.emit(
+                        sink,
+                        CaseResult {
+                            case: oldest.case,
+                            outcome,
+                            printed,
+                            process_output: String::new(),
+                            duration: elapsed,
+                            rerun_args: None,
+                            blame,
+                        },
+                    );
                 }
                 Answer::Failed(failure) => {
                     // Every failure costs a restart, a wrong id or a garbled line as much as a
                     // crash: all count, or a module that forges replies costs a restart per case.
                     consecutive_failures += 1;
                     let output = self.stop_session();
-                    self.record_with_output(oldest.case, Outcome::Fail(failure), output, elapsed);
+                    let function = oldest.case.function();
+                    let outcome = Outcome::Fail(failure);
+                    self.record_with_output(oldest.case, outcome, output, elapsed, sink);
                     // Cases sent behind it go back to the queue, in order, for the restart.
                     while let Some(pending) = in_flight.pop_back() {
-                        queue.push_front(pending.case);
+                        queue.returned.push_front(pending.case);
                     }
                     if consecutive_failures >= self.settings.give_up_after {
                         let reason = format!(
-                            "not run: {consecutive_failures} consecutive timeouts, crashes or protocol errors in {}",
-                            oldest.case.function()
+                            "not run: {consecutive_failures} consecutive timeouts, crashes or protocol errors in {function}"
                         );
-                        self.skip_all(queue.drain(..), &reason);
+                        let left = queue.take_all();
+                        self.skip_all(left.into_iter(), &reason, sink);
                     }
                 }
             }
         }
     }
 
-    fn fill_window(
-        &mut self,
-        queue: &mut VecDeque<&'c SpecCase>,
-        in_flight: &mut VecDeque<InFlight<'c>>,
-    ) {
+    fn fill_window(&mut self, queue: &mut Pending<'_>, in_flight: &mut VecDeque<InFlight>) {
         let Some(session) = &self.session else { return };
         while in_flight.len() < self.settings.window.max(1) {
-            let Some(case) = queue.pop_front() else { break };
+            let Some(case) = queue.next() else { break };
             self.next_id += 1;
             // The implementation never learns which case it runs: the label it gets is the
             // correlation id, which starts at a random number every run.
@@ -342,7 +399,7 @@ impl<'c> Runner<'_> {
         }
     }
 
-    fn await_answer(&mut self, sent: &InFlight<'_>, deadline: Instant) -> Answer {
+    fn await_answer(&mut self, sent: &InFlight, deadline: Instant) -> Answer {
         let id = sent.id;
         let session = self
             .session
@@ -369,7 +426,7 @@ impl<'c> Runner<'_> {
             }),
             Received::Event(Event::Line(line)) => match protocol::decode(&line) {
                 Ok(Reply::Result(reply)) if reply.id == id => {
-                    checked_answer(reply, batch_count(sent.case))
+                    checked_answer(reply, batch_count(&sent.case))
                 }
                 Ok(Reply::Result(reply)) => Answer::Failed(Failure::Protocol {
                     message: format!(
@@ -391,8 +448,9 @@ impl<'c> Runner<'_> {
     /// not run. Returns whether it had.
     fn out_of_time(
         &mut self,
-        queue: &mut VecDeque<&'c SpecCase>,
-        in_flight: &mut VecDeque<InFlight<'c>>,
+        queue: &mut Pending<'_>,
+        in_flight: &mut VecDeque<InFlight>,
+        sink: &mut dyn FnMut(CaseResult),
     ) -> bool {
         let Some(deadline) = self.settings.deadline else {
             return false;
@@ -402,15 +460,13 @@ impl<'c> Runner<'_> {
         }
         self.budget_spent = true;
         self.stop_session();
-        let pending: Vec<&SpecCase> = in_flight
+        let pending: Vec<SpecCase> = in_flight
             .drain(..)
             .map(|f| f.case)
-            .chain(queue.drain(..))
+            .chain(queue.take_all())
             .collect();
-        self.skip_all(
-            pending.into_iter(),
-            "not run: the submission's time budget ran out",
-        );
+        let reason = "not run: the submission's time budget ran out";
+        self.skip_all(pending.into_iter(), reason, sink);
         true
     }
 
@@ -428,8 +484,9 @@ impl<'c> Runner<'_> {
     /// Starts a fresh process after a failure. When that fails, the cases left are not run.
     fn restart(
         &mut self,
-        queue: &mut VecDeque<&'c SpecCase>,
-        in_flight: &mut VecDeque<InFlight<'c>>,
+        queue: &mut Pending<'_>,
+        in_flight: &mut VecDeque<InFlight>,
+        sink: &mut dyn FnMut(CaseResult),
     ) -> bool {
         let startup = self.settings.deadline.map_or(self.settings.startup, |d| {
             self.settings
@@ -443,61 +500,77 @@ impl<'c> Runner<'_> {
             }
             Err(error) => {
                 let reason = format!("not run: the implementation could not be restarted: {error}");
-                let pending: Vec<&SpecCase> = in_flight
+                let pending: Vec<SpecCase> = in_flight
                     .drain(..)
                     .map(|f| f.case)
-                    .chain(queue.drain(..))
+                    .chain(queue.take_all())
                     .collect();
-                self.skip_all(pending.into_iter(), &reason);
+                self.skip_all(pending.into_iter(), &reason, sink);
                 false
             }
         }
     }
 
-    fn skip_all<'x>(&mut self, cases: impl Iterator<Item = &'x SpecCase>, reason: &str) {
+    fn skip_all(
+        &mut self,
+        cases: impl Iterator<Item = SpecCase>,
+        reason: &str,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
         for case in cases {
             let outcome = Outcome::Skipped {
                 reason: reason.to_owned(),
             };
-            self.record(case, outcome, String::new(), Duration::ZERO);
+            self.record(case, outcome, String::new(), Duration::ZERO, sink);
         }
     }
 
-    fn record(&mut self, case: &SpecCase, outcome: Outcome, printed: String, duration: Duration) {
-        self.push(CaseResult {
-            case: case.clone(),
+    fn record(
+        &mut self,
+        case: SpecCase,
+        outcome: Outcome,
+        printed: String,
+        duration: Duration,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        let result = CaseResult {
             blame: crate::judge::blame::blame_without_runs(&case.case, &outcome),
+            case,
             outcome,
             printed,
             process_output: String::new(),
             duration,
             rerun_args: None,
-        });
+        };
+        self.emit(sink, result);
     }
 
     fn record_with_output(
         &mut self,
-        case: &SpecCase,
+        case: SpecCase,
         outcome: Outcome,
         output: String,
         duration: Duration,
+        sink: &mut dyn FnMut(CaseResult),
     ) {
-        self.push(CaseResult {
-            case: case.clone(),
+        let result = CaseResult {
             blame: crate::judge::blame::blame_without_runs(&case.case, &outcome),
+            case,
             outcome,
             printed: String::new(),
             process_output: output,
             duration,
             rerun_args: None,
-        });
+        };
+        self.emit(sink, result);
     }
 
-    fn push(&mut self, result: CaseResult) {
+    /// Hands a result on, telling the progress display first.
+    fn emit(&mut self, sink: &mut dyn FnMut(CaseResult), result: CaseResult) {
         if let Some(callback) = &mut self.on_result {
             callback(&result);
         }
-        self.results.push(result);
+        sink(result);
     }
 }
 
@@ -522,7 +595,7 @@ fn checked_answer(reply: CaseReply, batches_sent: usize) -> Answer {
 }
 
 fn batch_count(case: &SpecCase) -> usize {
-    match &case.case {
+    match &*case.case {
         crate::spec::Case::Exec(c) => c.batches.len(),
         crate::spec::Case::Dedup(c) => c.batches.len(),
     }

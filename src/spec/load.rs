@@ -9,6 +9,7 @@ use crate::reference::{input, Sandbox};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A loaded, checked specification.
 #[derive(Debug, Clone)]
@@ -30,12 +31,15 @@ pub struct Location {
     pub line: usize,
 }
 
-/// One case and the file it came from.
+/// One case and the file it came from. The case is shared: the spec, the selection, the
+/// strategies that vary it and every result point at one copy (a result kept for the report
+/// costs a pointer, not the case), and code that changes a case gets its own with
+/// [`Arc::make_mut`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpecCase {
     /// Relative to the spec folder, with `/` separators.
     pub file: String,
-    pub case: Case,
+    pub case: Arc<Case>,
 }
 
 /// A case of either function.
@@ -47,28 +51,28 @@ pub enum Case {
 
 impl SpecCase {
     pub fn id(&self) -> &str {
-        match &self.case {
+        match &*self.case {
             Case::Exec(c) => &c.id,
             Case::Dedup(c) => &c.id,
         }
     }
 
     pub fn function(&self) -> Function {
-        match &self.case {
+        match &*self.case {
             Case::Exec(_) => Function::ExecuteToolCalls,
             Case::Dedup(_) => Function::RunParallelCalls,
         }
     }
 
     pub fn requirements(&self) -> &[String] {
-        match &self.case {
+        match &*self.case {
             Case::Exec(c) => &c.requirements,
             Case::Dedup(c) => &c.requirements,
         }
     }
 
     pub fn description(&self) -> &str {
-        match &self.case {
+        match &*self.case {
             Case::Exec(c) => &c.description,
             Case::Dedup(c) => &c.description,
         }
@@ -129,8 +133,9 @@ impl Spec {
                 if let Some(text) =
                     read_case_file(source, &path, function, &mut cases, &mut problems)
                 {
-                    for case in &cases[first..] {
-                        if let Some(line) = line_of_id(&text, case.id()) {
+                    let ids = cases[first..].iter().map(SpecCase::id);
+                    for (case, line) in cases[first..].iter().zip(lines_of_ids(&text, ids)) {
+                        if let Some(line) = line {
                             let path = source.annotation_path(&path);
                             locations.insert(case.id().to_owned(), Location { path, line });
                         }
@@ -213,13 +218,22 @@ fn read_json_text<T: serde::de::DeserializeOwned>(
     parsed.map_err(|problem| problems.push(problem)).ok()
 }
 
-/// The 1-based line holding a case's `"id": "<id>"` (ids are unique, lowercase words and
-/// digits, so the text is found as written).
-fn line_of_id(text: &str, id: &str) -> Option<usize> {
-    let needle = format!("\"id\": \"{id}\"");
-    text.lines()
-        .position(|l| l.contains(&needle))
-        .map(|i| i + 1)
+/// The 1-based line holding each case's `"id": "<id>"` (ids are unique, lowercase words and
+/// digits, so the text is found as written). Cases come in file order, so each search starts
+/// after the last line found and wraps around only for one out of order: searching every id
+/// from the top made loading an export of 10,000 generated cases quadratic (minutes).
+fn lines_of_ids<'c>(text: &str, ids: impl Iterator<Item = &'c str>) -> Vec<Option<usize>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut from = 0;
+    ids.map(|id| {
+        let needle = format!("\"id\": \"{id}\"");
+        let found = (from..lines.len())
+            .chain(0..from)
+            .find(|&i| lines[i].contains(&needle))?;
+        from = found + 1;
+        Some(found + 1)
+    })
+    .collect()
 }
 
 fn read_requirements(source: &Source, problems: &mut Vec<String>) -> Vec<Requirement> {
@@ -264,7 +278,7 @@ fn read_case_file(
     for case in loaded {
         let case = SpecCase {
             file: relative.clone(),
-            case,
+            case: case.into(),
         };
         if case.function() != folder_function {
             problems.push(format!(
@@ -298,11 +312,11 @@ fn case_problems(case: &SpecCase) -> Vec<String> {
     if case.requirements().is_empty() {
         problems.push("names no requirement".to_owned());
     }
-    match &case.case {
+    match &*case.case {
         Case::Exec(exec) => exec_problems(exec, &mut problems),
         Case::Dedup(dedup) => dedup_problems(dedup, &mut problems),
     }
-    let whole = match &case.case {
+    let whole = match &*case.case {
         Case::Exec(exec) => json::to_value(exec),
         Case::Dedup(dedup) => json::to_value(dedup),
     };
@@ -453,5 +467,23 @@ fn check_links(requirements: &[Requirement], cases: &[SpecCase], problems: &mut 
                 Some(_) => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines_of_ids;
+
+    #[test]
+    fn case_lines_are_found_in_order_out_of_order_and_not_at_all() {
+        let text = "[\n  {\"id\": \"a-001\",\n   \"calls\": [{\"id\": \"a-003\"}]},\n  {\"id\": \"a-002\"},\n  {\"id\": \"a-003\"}\n]\n";
+        let lines = |ids: &[&str]| lines_of_ids(text, ids.iter().copied());
+        assert_eq!(
+            lines(&["a-001", "a-002", "a-003"]),
+            [Some(2), Some(4), Some(5)]
+        );
+        // An id out of file order is still found, by wrapping around.
+        assert_eq!(lines(&["a-002", "a-001"]), [Some(4), Some(2)]);
+        assert_eq!(lines(&["a-009", "a-002"]), [None, Some(4)]);
     }
 }

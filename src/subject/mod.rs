@@ -18,6 +18,9 @@ use crate::json::NumberModel;
 use crate::runner::{CaseResult, Runner};
 use crate::spec::{Function, SpecCase};
 
+/// How many cases [`Subject::run_stream`]'s default draws at a time.
+const STREAM_CHUNK: usize = 64;
+
 /// An implementation cases run against.
 pub trait Subject {
     /// The functions it defines.
@@ -25,6 +28,22 @@ pub trait Subject {
     /// Runs `cases` and returns their results, in the same order. Cases of a function it
     /// does not define are `not implemented`.
     fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult>;
+    /// Runs the cases `source` yields, all of one function it defines, handing each result
+    /// to `sink` and keeping none, so memory does not grow with the number of cases. This
+    /// default draws them a few at a time through [`Subject::run_cases`].
+    fn run_stream(
+        &mut self,
+        source: &mut dyn Iterator<Item = SpecCase>,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        loop {
+            let chunk: Vec<SpecCase> = (&mut *source).take(STREAM_CHUNK).collect();
+            if chunk.is_empty() {
+                return;
+            }
+            self.run_cases(&chunk).into_iter().for_each(&mut *sink);
+        }
+    }
     /// Why the run is incomplete (a time budget was spent), if it is.
     fn incomplete(&self) -> Option<String> {
         None
@@ -43,6 +62,14 @@ impl Subject for Runner<'_> {
 
     fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
         Runner::run_cases(self, cases)
+    }
+
+    fn run_stream(
+        &mut self,
+        source: &mut dyn Iterator<Item = SpecCase>,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        Runner::run_stream(self, source, sink);
     }
 
     fn incomplete(&self) -> Option<String> {
