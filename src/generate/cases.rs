@@ -25,11 +25,33 @@ pub enum GeneratedInput {
     },
 }
 
-/// Latency for the concurrency probes: most cases none, one in `one_in` a millisecond or
-/// two, enough for a thread pool to start a duplicate while the first call is in flight,
-/// so racy caches get caught, and little enough that sequential implementations stay fast.
+/// Latency for the race probes: most cases none, one in `one_in` a millisecond, enough for
+/// a thread pool to start a duplicate while the first call of a key is in flight (only
+/// that first call waits, see [`ToolScript::latency_ms`]), and short enough that an
+/// implementation that runs calls one by one, and so pays every wait in series, stays fast.
+/// The cases given latency are only those where a race can show ([`can_race_exec`],
+/// [`can_race_dedup`]).
 fn latency(one_in: u32) -> impl Strategy<Value = u64> {
-    prop_oneof![one_in - 1 => Just(0u64), 1 => 1u64..=2]
+    prop_oneof![one_in - 1 => Just(0u64), 1 => Just(1u64)]
+}
+
+/// Whether waiting can reveal a race in `execute_tool_calls` batches: some batch dispatches
+/// two calls or more (calls finishing out of order, ids checked by racing workers), and
+/// none is long (hundreds of first calls would wait in series in a sequential
+/// implementation, for nothing a short batch does not show).
+fn can_race_exec(batches: &[(Value, Option<u64>)]) -> bool {
+    let len = |calls: &Value| calls.as_list().map_or(0, <[Value]>::len);
+    batches.iter().any(|(calls, _)| len(calls) >= 2)
+        && batches.iter().all(|(calls, _)| len(calls) <= 16)
+}
+
+/// Whether waiting can reveal a race in `run_parallel_calls` batches: some batch calls one
+/// distinct call twice, so a duplicate can start while the first is in flight.
+fn can_race_dedup(picks: &[Vec<usize>]) -> bool {
+    picks.iter().any(|batch| {
+        let mut seen = std::collections::HashSet::new();
+        !batch.iter().all(|i| seen.insert(*i))
+    })
 }
 
 /// How many batches in a row: mostly one, sometimes two or three (state between batches).
@@ -51,10 +73,10 @@ fn exec_batch() -> impl Strategy<Value = (Value, Option<u64>)> {
 pub fn exec_input() -> impl Strategy<Value = GeneratedInput> {
     (
         batch_count().prop_flat_map(|n| prop::collection::vec(exec_batch(), n)),
-        latency(10),
+        latency(20),
     )
         .prop_map(|(batches, latency_ms)| {
-            let dispatch = if latency_ms == 0 {
+            let dispatch = if latency_ms == 0 || !can_race_exec(&batches) {
                 Dispatch::Sandbox
             } else {
                 let mut tools =
@@ -161,7 +183,7 @@ fn long_picks(distinct: usize, seed: u64) -> Vec<(usize, u64)> {
 /// keys reordered), over one to three batches, with per-call answers that change on a
 /// second invocation, raising tools, unknown tools and, sometimes, latency.
 pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
-    let short = (distinct_calls(), batch_count(), latency(5))
+    let short = (distinct_calls(), batch_count(), latency(10))
         .prop_flat_map(|(distinct, batches, latency_ms)| {
             let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..10);
             let answers =
@@ -174,6 +196,15 @@ pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
             )
         })
         .prop_map(|(distinct, picks, answers, latency_ms)| {
+            let indices: Vec<Vec<usize>> = picks
+                .iter()
+                .map(|batch| batch.iter().map(|(i, _)| i.index(distinct.len())).collect())
+                .collect();
+            let latency_ms = if can_race_dedup(&indices) {
+                latency_ms
+            } else {
+                0
+            };
             let batches = picks
                 .iter()
                 .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&distinct), *seed))))

@@ -124,8 +124,8 @@ pub struct DedupInvocation {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolScript {
-    /// Milliseconds each invocation waits before answering, so concurrent implementations
-    /// overlap and races show.
+    /// Milliseconds the first invocation with each args waits before answering, so it is
+    /// still in flight when a racy implementation starts the same call again.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub latency_ms: u64,
     /// The first response whose `args` equal the invocation's (as canonical keys) answers;

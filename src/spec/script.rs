@@ -79,10 +79,18 @@ impl Tools for CaseTools<'_> {
             *count - 1
         };
         // Sleep outside the lock, so concurrent invocations really overlap.
-        if script.latency_ms > 0 {
-            std::thread::sleep(Duration::from_millis(script.latency_ms));
-        }
+        wait_if_first(script, nth);
         tool_answer(name, script, &key, nth)
+    }
+}
+
+/// The race probe: the first invocation of each args (`nth` 0) waits the script's latency,
+/// which keeps it in flight while a racy implementation starts the same call again. Later
+/// invocations answer at once: the race has either shown by then or cannot, and a
+/// sequential implementation pays the wait once per key, not once per call.
+fn wait_if_first(script: &ToolScript, nth: usize) {
+    if script.latency_ms > 0 && nth == 0 {
+        std::thread::sleep(Duration::from_millis(script.latency_ms));
     }
 }
 
@@ -151,9 +159,7 @@ impl<'a> CaseDispatch<'a> {
             *count += 1;
             *count - 1
         };
-        if script.latency_ms > 0 {
-            std::thread::sleep(Duration::from_millis(script.latency_ms));
-        }
+        wait_if_first(script, nth);
         dispatch_answer(request.tool, script, &key, nth)
     }
 }

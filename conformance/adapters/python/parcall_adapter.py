@@ -219,8 +219,10 @@ class Scripts:
         if script is None:
             return None
         latency = script.get("latency_ms", 0)
-        if latency:
-            time.sleep(latency / 1000.0)  # outside the lock: concurrent calls overlap
+        if latency and n == 0:
+            # Only the first invocation of each args waits (the race probe); outside the
+            # lock, so concurrent calls overlap.
+            time.sleep(latency / 1000.0)
         by_key, any_args = self.first[name]
         matches = [i for i in (by_key.get(key), any_args) if i is not None]
         if not matches:

@@ -78,7 +78,8 @@ impl Scripts {
             *count - 1
         };
         let script = self.tools.get(name)?;
-        if let Some(ms) = script.get("latency_ms").and_then(Value::as_u64) {
+        // Only the first invocation of each args waits: the race probe.
+        if let Some(ms) = script.get("latency_ms").and_then(Value::as_u64).filter(|_| n == 0) {
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
         let response = script["responses"].as_array()?.iter().find(|r| r.get("args").is_none_or(|a| canonical(a) == key))?;
