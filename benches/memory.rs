@@ -41,6 +41,8 @@ fn main() {
 fn measure(solution: &std::path::Path, count: usize) -> (f64, u64, u64) {
     let regressions = tempfile::NamedTempFile::new().unwrap();
     let started = Instant::now();
+    // Reaped below with `wait4`, which gives its resource usage as `Child::wait` cannot.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args([
             "check",
