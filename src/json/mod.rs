@@ -3,6 +3,7 @@
 
 mod ecmascript;
 mod float_repr;
+mod key_order;
 mod number_model;
 mod parse;
 mod serde_glue;
