@@ -570,8 +570,18 @@ fn reduce(
     fails: &dyn Fn(&CaseResult) -> bool,
 ) -> (CaseResult, usize) {
     let id = minimal.case.id().to_owned();
+    // Each pass starts at the edit after the last one accepted, and wraps around: the edits
+    // before it had just been tried and passed, and starting over at the first made every
+    // accepted edit cost a run of each failed one again (quadratic). The search ends after a
+    // whole pass in which no edit fails.
+    let mut from = 0;
     'search: while runs < settings.max_shrink_runs && started.elapsed() < settings.shrink_budget {
-        for candidate in reduce::candidates(&input) {
+        let candidates = reduce::candidates(&input);
+        let count = candidates.len();
+        let mut rotated: Vec<(usize, GeneratedInput)> =
+            candidates.into_iter().enumerate().collect();
+        rotated.rotate_left(from.min(count));
+        for (index, candidate) in rotated {
             if runs >= settings.max_shrink_runs || started.elapsed() >= settings.shrink_budget {
                 break 'search;
             }
@@ -588,6 +598,7 @@ fn reduce(
             if fails(&result) {
                 input = candidate;
                 minimal = result;
+                from = index;
                 continue 'search;
             }
         }

@@ -24,11 +24,7 @@ pub fn candidates(input: &GeneratedInput) -> Vec<GeneratedInput> {
                 });
             }
             for (i, (calls, max)) in batches.iter().enumerate() {
-                let smaller = match max {
-                    Some(n) if *n > 0 => vec![Some(n / 2), Some(n - 1)],
-                    _ => Vec::new(),
-                };
-                for m in smaller {
+                for m in smaller_limits(*max) {
                     let mut edited = batches.clone();
                     edited[i] = (calls.clone(), m);
                     out.push(GeneratedInput::Exec {
@@ -100,6 +96,25 @@ pub fn candidates(input: &GeneratedInput) -> Vec<GeneratedInput> {
         }
     }
     out
+}
+
+/// Smaller values of a `max_parallel`, largest cut first: half, then three quarters, seven
+/// eighths and so on down to one less. Only "half" and "one less" made a limit just above
+/// what a failure needs (say 200, failing above 100) take a hundred accepted edits, each
+/// followed by a new pass over every other edit: thousands of runs.
+fn smaller_limits(max: Option<u64>) -> Vec<Option<u64>> {
+    let Some(n) = max.filter(|&n| n > 0) else {
+        return Vec::new();
+    };
+    let mut limits = Vec::new();
+    let mut cut = n - n / 2;
+    while cut > 0 {
+        limits.push(Some(n - cut));
+        cut /= 2;
+    }
+    limits.push(Some(n - 1));
+    limits.dedup();
+    limits
 }
 
 /// Past this many calls, a batch is only cut in chunks (see [`list_edits`]).
