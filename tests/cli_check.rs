@@ -124,6 +124,18 @@ fn every_broken_example_loses_the_requirement_it_breaks_and_at_most_one_other() 
                 "answers_from_the_spec.py keeps {} of {scored} requirements: {lost:?}",
                 scored - lost.len()
             );
+        } else if path.ends_with("memorises_the_spec.py") {
+            // Besides its two classic bugs, it replays a remembered output whenever the calls
+            // match a spec batch, whatever the tools now answer: on a variant whose tool
+            // returns, that is DEDUP-RESULT-UNCHANGED; whose tool raises, DEDUP-RAISE. Which
+            // of the two a seed's draw shows varies; nothing else may be charged.
+            assert!(
+                others
+                    .iter()
+                    .all(|o| ["DEDUP-RESULT-UNCHANGED", "DEDUP-RAISE"].contains(&o.as_str())),
+                "{}: lost {others:?} besides {breaks:?}",
+                path.display()
+            );
         } else if !path.ends_with(IMPRECISE_BLAME.0) {
             assert!(
                 others.len() <= 1,
