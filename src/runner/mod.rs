@@ -362,7 +362,7 @@ impl Runner<'_> {
                     let output = self.stop_session();
                     let function = oldest.case.function();
                     let outcome = Outcome::Fail(failure);
-                    self.record_with_output(oldest.case, outcome, output, elapsed, sink);
+                    self.record(oldest.case, outcome, output, elapsed, sink);
                     // Cases sent behind it go back to the queue, in order, for the restart.
                     while let Some(pending) = in_flight.pop_back() {
                         queue.returned.push_front(pending.case);
@@ -525,31 +525,13 @@ impl Runner<'_> {
         }
     }
 
+    /// A result the implementation did not answer with a reply (not run, not implemented,
+    /// a crash or timeout with the tail of the process's own output): blamed without runs.
     fn record(
         &mut self,
         case: SpecCase,
         outcome: Outcome,
-        printed: String,
-        duration: Duration,
-        sink: &mut dyn FnMut(CaseResult),
-    ) {
-        let result = CaseResult {
-            blame: crate::judge::blame::blame_without_runs(&case.case, &outcome),
-            case,
-            outcome,
-            printed,
-            process_output: String::new(),
-            duration,
-            rerun_args: None,
-        };
-        self.emit(sink, result);
-    }
-
-    fn record_with_output(
-        &mut self,
-        case: SpecCase,
-        outcome: Outcome,
-        output: String,
+        process_output: String,
         duration: Duration,
         sink: &mut dyn FnMut(CaseResult),
     ) {
@@ -558,7 +540,7 @@ impl Runner<'_> {
             case,
             outcome,
             printed: String::new(),
-            process_output: output,
+            process_output,
             duration,
             rerun_args: None,
         };
