@@ -64,21 +64,24 @@ fn main() {
         tap.lines().last().unwrap_or_default()
     );
 
-    let in_process = Command::new("python3")
-        .args([
-            root.join("scripts/bench_inprocess.py").to_str().unwrap(),
-            spec_dir.to_str().unwrap(),
-            solution.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let report = String::from_utf8_lossy(&in_process.stdout);
-    assert!(
-        in_process.status.success(),
-        "{report}{}",
-        String::from_utf8_lossy(&in_process.stderr)
-    );
-    let python_seconds: f64 = report.split_whitespace().next().unwrap().parse().unwrap();
+    let python_loop = |lean: bool| -> f64 {
+        let script = root.join("scripts/bench_inprocess.py");
+        let mut command = Command::new("python3");
+        command.arg(script);
+        if lean {
+            command.arg("--lean");
+        }
+        let output = command.arg(&spec_dir).arg(&solution).output().unwrap();
+        let report = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{report}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        report.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let python_seconds = python_loop(false);
+    let lean_seconds = python_loop(true);
 
     // Process per case: a fresh interpreter, adapter and handshake for each of 100 cases.
     let prepared =
@@ -106,6 +109,12 @@ fn main() {
         "| parcall check (one process, pipelined protocol) | {runner_seconds:.2} s | {} | {:.2}x |",
         per(runner_seconds),
         runner_seconds / python_seconds
+    );
+    println!(
+        "| leanest loop: cases read first, tools from a dict, outputs compared with == | {lean_seconds:.2} s | {} | {:.2}x (parcall: {:.1}x this) |",
+        per(lean_seconds),
+        lean_seconds / python_seconds,
+        runner_seconds / lean_seconds
     );
     println!(
         "| process per case (100 sampled) | {:.2} s projected | {:.0} µs | {:.1}x |",

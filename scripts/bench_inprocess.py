@@ -2,7 +2,11 @@
 module in this very process, with the same tool scripts and the same checks as parcall
 (typed JSON equality of outputs, invocations as multisets), and prints the seconds taken.
 
-Run: python3 scripts/bench_inprocess.py SPEC_DIR MODULE.py"""
+With --lean, the leanest loop instead (issue #15 item 2): every case file read before the
+clock starts, tools answered from a dict by canonical args, outputs compared with `==`, no
+invocation log and no check of invocations.
+
+Run: python3 scripts/bench_inprocess.py [--lean] SPEC_DIR MODULE.py"""
 import importlib.util
 import json
 import os
@@ -85,8 +89,86 @@ def run(spec_dir, module):
     return failures
 
 
+def lean_tools(scripts):
+    """Each scripted tool as a function answering from a dict by canonical args: the n-th
+    call with the same args gets the n-th answer, the last repeating."""
+    counts = {}
+
+    def make(name, script):
+        by_key, any_args = {}, None
+        for response in script["responses"]:
+            if "args" in response:
+                by_key.setdefault(canonical(response["args"]), response["answers"])
+            elif any_args is None:
+                any_args = response["answers"]
+
+        def tool(args):
+            key = canonical(args)
+            answers = by_key.get(key, any_args)
+            n = counts.get((name, key), 0)
+            counts[(name, key)] = n + 1
+            answer = answers[min(n, len(answers) - 1)]
+            if answer["type"] == "raise":
+                raise RuntimeError(answer["message"])
+            return answer["value"]
+        return tool
+    return {name: make(name, script) for name, script in scripts.items()}
+
+
+def lean_dispatch(tools):
+    def dispatch(request):
+        tool = tools.get(request["tool"])
+        if tool is None:
+            return "error: unknown tool '%s'" % request["tool"]
+        try:
+            return tool(request["arguments"])
+        except RuntimeError as e:
+            return "error: %s" % e
+    return dispatch
+
+
+def load_cases(spec_dir):
+    cases = []
+    for function in ("execute_tool_calls", "run_parallel_calls"):
+        folder = os.path.join(spec_dir, "cases", function)
+        for name in sorted(os.listdir(folder)):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                cases.extend((function, case) for case in json.load(f)["cases"])
+    return cases
+
+
+def run_lean(cases, module):
+    failures = 0
+    own_dispatch = module.dispatch
+    for function, case in cases:
+        if function == "execute_tool_calls":
+            dispatch = case.get("dispatch", {"type": "sandbox"})
+            if dispatch["type"] == "sandbox":
+                module.dispatch = own_dispatch
+            else:
+                module.dispatch = lean_dispatch(lean_tools(dispatch["tools"]))
+            for batch in case["batches"]:
+                args = (batch["calls"],) if "max_parallel" not in batch else (batch["calls"], batch["max_parallel"])
+                failures += module.execute_tool_calls(*args) != batch["expected"]
+        else:
+            tools = lean_tools(case["tools"])
+            for batch in case["batches"]:
+                failures += module.run_parallel_calls(tools, batch["calls"]) != batch["expected"]
+    return failures
+
+
 def main():
-    spec_dir, path = sys.argv[1], sys.argv[2]
+    lean = "--lean" in sys.argv
+    spec_dir, path = [a for a in sys.argv[1:] if a != "--lean"]
+    if lean:
+        spec = importlib.util.spec_from_file_location("solution", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        cases = load_cases(spec_dir)
+        start = time.perf_counter()
+        failures = run_lean(cases, module)
+        print(time.perf_counter() - start, failures)
+        return 0
     spec = importlib.util.spec_from_file_location("solution", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
