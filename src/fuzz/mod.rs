@@ -314,13 +314,18 @@ fn run_function(
     let Some(first) = first else {
         return summary;
     };
-    let draw = draws
-        .remove(&first.index)
-        .expect("the first failure's draw is kept");
-    let tree = generator.tree(&draw);
-    let (minimal, runs) = shrink(subject, tree, first.result, settings, &|r| {
-        !r.outcome.is_pass()
-    });
+    // A result whose case the generator did not draw (no subject returns one) is shown
+    // as it failed, unshrunk.
+    let (minimal, runs) = match draws.remove(&first.index) {
+        Some(draw) => shrink(
+            subject,
+            generator.tree(&draw),
+            first.result,
+            settings,
+            &|r| !r.outcome.is_pass(),
+        ),
+        None => (first.result, 0),
+    };
     summary.shrink_runs = runs;
     summary.result = failing_entry(&summary, minimal.clone());
     // Saved counterexamples are case files, whose expectations are always Python's: the

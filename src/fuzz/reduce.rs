@@ -352,3 +352,20 @@ fn shared_args_edits(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::smaller_limits;
+
+    #[test]
+    fn limits_shrink_by_halving_cuts_down_to_one_less() {
+        assert_eq!(
+            smaller_limits(Some(200)),
+            [100, 150, 175, 188, 194, 197, 199].map(Some)
+        );
+        assert_eq!(smaller_limits(Some(1)), [Some(0)]);
+        assert_eq!(smaller_limits(Some(0)), []);
+        assert_eq!(smaller_limits(None), []);
+        assert!(smaller_limits(Some(u64::MAX)).iter().all(|l| l < &Some(u64::MAX)));
+    }
+}

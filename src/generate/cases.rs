@@ -46,11 +46,17 @@ fn can_race_exec(batches: &[(Value, Option<u64>)]) -> bool {
 }
 
 /// Whether waiting can reveal a race in `run_parallel_calls` batches: some batch calls one
-/// distinct call twice, so a duplicate can start while the first is in flight.
+/// distinct call twice that no earlier batch called (only the first invocation of each
+/// args in a case waits), so a duplicate can start while the first is in flight.
 fn can_race_dedup(picks: &[Vec<usize>]) -> bool {
+    let mut earlier = std::collections::HashSet::new();
     picks.iter().any(|batch| {
         let mut seen = std::collections::HashSet::new();
-        !batch.iter().all(|i| seen.insert(*i))
+        let repeats_a_fresh_call = batch
+            .iter()
+            .any(|i| !seen.insert(*i) && !earlier.contains(i));
+        earlier.extend(seen);
+        repeats_a_fresh_call
     })
 }
 
@@ -350,4 +356,19 @@ fn rename_ids(calls: &Value, seed: u64) -> Value {
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::can_race_dedup;
+
+    #[test]
+    fn only_a_call_repeated_before_any_earlier_batch_made_it_can_race() {
+        // Only the first invocation of each args in a case waits: a call that batch 1
+        // already made answers at once in batch 2, so repeating it there shows no race.
+        assert!(can_race_dedup(&[vec![0, 1, 1]]));
+        assert!(can_race_dedup(&[vec![0], vec![1, 1]]));
+        assert!(!can_race_dedup(&[vec![0], vec![0, 0]]));
+        assert!(!can_race_dedup(&[vec![0, 1], vec![2]]));
+    }
 }

@@ -275,16 +275,27 @@ enum Answer {
 struct Pending<'s> {
     returned: VecDeque<SpecCase>,
     source: &'s mut dyn Iterator<Item = SpecCase>,
+    /// The source has ended: it is not asked again (an iterator need not stay ended).
+    exhausted: bool,
 }
 
 impl Pending<'_> {
     fn next(&mut self) -> Option<SpecCase> {
-        self.returned.pop_front().or_else(|| self.source.next())
+        self.returned.pop_front().or_else(|| self.draw())
+    }
+
+    fn draw(&mut self) -> Option<SpecCase> {
+        if self.exhausted {
+            return None;
+        }
+        let case = self.source.next();
+        self.exhausted = case.is_none();
+        case
     }
 
     fn is_empty(&mut self) -> bool {
         if self.returned.is_empty() {
-            match self.source.next() {
+            match self.draw() {
                 Some(case) => self.returned.push_back(case),
                 None => return true,
             }
@@ -294,7 +305,9 @@ impl Pending<'_> {
 
     /// Everything left, in order.
     fn take_all(&mut self) -> Vec<SpecCase> {
-        self.returned.drain(..).chain(&mut *self.source).collect()
+        let mut left: Vec<SpecCase> = self.returned.drain(..).collect();
+        left.extend(std::iter::from_fn(|| self.draw()));
+        left
     }
 }
 
@@ -307,6 +320,7 @@ impl Runner<'_> {
         let mut queue = Pending {
             returned: VecDeque::new(),
             source,
+            exhausted: false,
         };
         let mut in_flight: VecDeque<InFlight> = VecDeque::new();
         let mut consecutive_failures = 0;
