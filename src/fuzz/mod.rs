@@ -581,33 +581,40 @@ fn reduce(
     // whole pass in which no edit fails.
     let mut from = 0;
     'search: while runs < settings.max_shrink_runs && started.elapsed() < settings.shrink_budget {
-        let candidates = reduce::candidates(&input);
-        let count = candidates.len();
-        let mut rotated: Vec<(usize, GeneratedInput)> =
-            candidates.into_iter().enumerate().collect();
-        rotated.rotate_left(from.min(count));
-        for (index, candidate) in rotated {
-            if runs >= settings.max_shrink_runs || started.elapsed() >= settings.shrink_budget {
-                break 'search;
-            }
-            let Ok(case) = materialize(&candidate, &id, "generated", "a generated case") else {
-                continue;
-            };
-            // An edit that leaves an invocation without a scripted answer tests the
-            // adapter's wording of that error, not the implementation: skip it.
-            if unscripted(&case) {
-                continue;
-            }
-            runs += 1;
-            let result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
-            if fails(&result) {
-                input = candidate;
-                minimal = result;
-                from = index;
-                continue 'search;
+        let mut accepted = None;
+        {
+            let candidates = reduce::candidates(&input);
+            let count = candidates.len();
+            let mut rotated: Vec<(usize, reduce::Candidate<'_>)> =
+                candidates.into_iter().enumerate().collect();
+            rotated.rotate_left(from.min(count));
+            for (index, make) in rotated {
+                if runs >= settings.max_shrink_runs || started.elapsed() >= settings.shrink_budget {
+                    break 'search;
+                }
+                let candidate = make();
+                let Ok(case) = materialize(&candidate, &id, "generated", "a generated case") else {
+                    continue;
+                };
+                // An edit that leaves an invocation without a scripted answer tests the
+                // adapter's wording of that error, not the implementation: skip it.
+                if unscripted(&case) {
+                    continue;
+                }
+                runs += 1;
+                let result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
+                if fails(&result) {
+                    accepted = Some((index, candidate, result));
+                    break;
+                }
             }
         }
-        break;
+        let Some((index, candidate, result)) = accepted else {
+            break;
+        };
+        input = candidate;
+        minimal = result;
+        from = index;
     }
     (minimal, runs)
 }

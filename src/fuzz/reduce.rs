@@ -5,89 +5,87 @@
 
 use crate::generate::cases::GeneratedInput;
 use crate::json::{Int, Object, Value};
+use crate::spec::ToolScript;
+use indexmap::IndexMap;
+
+/// One simple edit of an input, built only when it is tried. Building every candidate up
+/// front cloned the whole input once per edit, and a greedy pass accepts an early edit and
+/// starts over: most of those clones were built only to be dropped (three quarters of an
+/// in-process shrink was the allocator).
+pub type Candidate<'a> = Box<dyn Fn() -> GeneratedInput + 'a>;
+
+/// The scripts of a dedup case, by tool name.
+type Tools = IndexMap<String, ToolScript>;
+
+/// A change made to a copy of something, when the edit is built.
+type Change<'a, T> = Box<dyn Fn(&mut T) + 'a>;
 
 /// Every input one simple edit away from `input`, roughly biggest edits first.
-pub fn candidates(input: &GeneratedInput) -> Vec<GeneratedInput> {
-    let mut out = Vec::new();
+pub fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
+    let mut out: Vec<Candidate<'_>> = Vec::new();
     match input {
         GeneratedInput::Exec { dispatch, batches } => {
             let calls: Vec<Value> = batches.iter().map(|(c, _)| c.clone()).collect();
-            for edited in list_edits(&calls, call_edits) {
-                let batches = edited
-                    .into_iter()
-                    .zip(batches)
-                    .map(|(c, (_, m))| (c, *m))
-                    .collect();
-                out.push(GeneratedInput::Exec {
+            for edit in list_edits(calls, call_edits) {
+                out.push(Box::new(move || GeneratedInput::Exec {
                     dispatch: dispatch.clone(),
-                    batches,
-                });
+                    batches: edit()
+                        .into_iter()
+                        .zip(batches)
+                        .map(|(c, (_, m))| (c, *m))
+                        .collect(),
+                }));
             }
-            for (i, (calls, max)) in batches.iter().enumerate() {
+            for (i, (_, max)) in batches.iter().enumerate() {
                 for m in smaller_limits(*max) {
-                    let mut edited = batches.clone();
-                    edited[i] = (calls.clone(), m);
-                    out.push(GeneratedInput::Exec {
-                        dispatch: dispatch.clone(),
-                        batches: edited,
-                    });
+                    out.push(Box::new(move || {
+                        let mut edited = batches.clone();
+                        edited[i].1 = m;
+                        GeneratedInput::Exec {
+                            dispatch: dispatch.clone(),
+                            batches: edited,
+                        }
+                    }));
                 }
             }
         }
         GeneratedInput::Dedup { tools, batches } => {
             out.extend(shared_args_edits(tools, batches));
-            for edited in list_edits(batches, call_edits) {
-                out.push(GeneratedInput::Dedup {
+            for edit in list_edits(batches.clone(), call_edits) {
+                out.push(Box::new(move || GeneratedInput::Dedup {
                     tools: tools.clone(),
-                    batches: edited,
-                });
+                    batches: edit(),
+                }));
             }
-            let calls: usize = batches
-                .iter()
-                .filter_map(Value::as_list)
-                .map(<[Value]>::len)
-                .sum();
-            if calls > LONG_BATCH {
-                // Cut long batches down first: an edit per scripted answer would copy every
-                // script once per answer (quadratic, gigabytes for hundreds of keys).
+            if call_count(batches) > LONG_BATCH {
+                // Cut long batches down first: an edit per scripted answer would be a run
+                // per answer of hundreds.
                 return out;
             }
+            let with_tools = |edit| tools_edit(tools, batches, edit);
             for name in tools.keys() {
-                let mut edited = tools.clone();
-                edited.shift_remove(name);
-                out.push(GeneratedInput::Dedup {
-                    tools: edited,
-                    batches: batches.clone(),
-                });
+                out.push(with_tools(Box::new(move |t| {
+                    t.shift_remove(name);
+                })));
             }
             for (name, script) in tools {
                 if script.latency_ms > 0 {
-                    let mut edited = tools.clone();
-                    edited[name].latency_ms = 0;
-                    out.push(GeneratedInput::Dedup {
-                        tools: edited,
-                        batches: batches.clone(),
-                    });
+                    out.push(with_tools(Box::new(move |t| t[name].latency_ms = 0)));
                 }
                 for (r, response) in script.responses.iter().enumerate() {
                     if response.answers.len() > 1 {
-                        let mut edited = tools.clone();
-                        edited[name].responses[r].answers.truncate(1);
-                        out.push(GeneratedInput::Dedup {
-                            tools: edited,
-                            batches: batches.clone(),
-                        });
+                        out.push(with_tools(Box::new(move |t| {
+                            t[name].responses[r].answers.truncate(1)
+                        })));
                     }
                     for (a, answer) in response.answers.iter().enumerate() {
                         if let crate::spec::Answer::Return { value } = answer {
                             for simpler in value_edits(value) {
-                                let mut edited = tools.clone();
-                                edited[name].responses[r].answers[a] =
-                                    crate::spec::Answer::Return { value: simpler };
-                                out.push(GeneratedInput::Dedup {
-                                    tools: edited,
-                                    batches: batches.clone(),
-                                });
+                                out.push(with_tools(Box::new(move |t| {
+                                    t[name].responses[r].answers[a] = crate::spec::Answer::Return {
+                                        value: simpler.clone(),
+                                    }
+                                })));
                             }
                         }
                     }
@@ -96,6 +94,30 @@ pub fn candidates(input: &GeneratedInput) -> Vec<GeneratedInput> {
         }
     }
     out
+}
+
+/// An edit of the scripts, the batches as they are.
+fn tools_edit<'a>(
+    tools: &'a Tools,
+    batches: &'a [Value],
+    edit: Change<'a, Tools>,
+) -> Candidate<'a> {
+    Box::new(move || {
+        let mut edited = tools.clone();
+        edit(&mut edited);
+        GeneratedInput::Dedup {
+            tools: edited,
+            batches: batches.to_vec(),
+        }
+    })
+}
+
+fn call_count(batches: &[Value]) -> usize {
+    batches
+        .iter()
+        .filter_map(Value::as_list)
+        .map(<[Value]>::len)
+        .sum()
 }
 
 /// Smaller values of a `max_parallel`, largest cut first: half, then three quarters, seven
@@ -120,55 +142,67 @@ fn smaller_limits(max: Option<u64>) -> Vec<Option<u64>> {
 /// Past this many calls, a batch is only cut in chunks (see [`list_edits`]).
 const LONG_BATCH: usize = 64;
 
-/// Edits of a list of batches: drop a batch, then edit one batch's list of calls.
-fn list_edits(batches: &[Value], item_edits: fn(&Value) -> Vec<Value>) -> Vec<Vec<Value>> {
-    let mut out = Vec::new();
+/// Edits of a list of batches: drop a batch, then edit one batch's list of calls. Each edit
+/// is built when tried; the edits shared among them own one copy of the batches.
+fn list_edits(
+    batches: Vec<Value>,
+    item_edits: fn(&Value) -> Vec<Value>,
+) -> Vec<Box<dyn Fn() -> Vec<Value>>> {
+    let batches = std::rc::Rc::new(batches);
+    let mut out: Vec<Box<dyn Fn() -> Vec<Value>>> = Vec::new();
+    let mut edit = |change: Change<'static, Vec<Value>>| {
+        let batches = std::rc::Rc::clone(&batches);
+        out.push(Box::new(move || {
+            let mut edited = batches.to_vec();
+            change(&mut edited);
+            edited
+        }));
+    };
     if batches.len() > 1 {
         for i in 0..batches.len() {
-            let mut edited = batches.to_vec();
-            edited.remove(i);
-            out.push(edited);
+            edit(Box::new(move |b| {
+                b.remove(i);
+            }));
         }
     }
     for (i, batch) in batches.iter().enumerate() {
         let Value::List(calls) = batch else { continue };
+        let in_batch = move |change: Change<'static, Vec<Value>>| -> Change<'static, Vec<Value>> {
+            Box::new(move |b: &mut Vec<Value>| {
+                if let Value::List(calls) = &mut b[i] {
+                    change(calls);
+                }
+            })
+        };
         // Long batches (hundreds of calls) first lose whole chunks, halves down to sixteenths,
-        // and only those: one candidate per call would be a copy of the batch per call
-        // (quadratic memory, gigabytes for a batch of 300) and a run per call.
+        // and only those: an edit per call would be a run per call.
+        let len = calls.len();
         for parts in [2, 4, 8, 16] {
-            if calls.len() < 4 * parts {
+            if len < 4 * parts {
                 break;
             }
-            let size = calls.len().div_ceil(parts);
-            for start in (0..calls.len()).step_by(size) {
-                let mut edited = calls.clone();
-                edited.drain(start..(start + size).min(calls.len()));
-                out.push(replace(batches, i, Value::List(edited)));
+            let size = len.div_ceil(parts);
+            for start in (0..len).step_by(size) {
+                edit(in_batch(Box::new(move |c| {
+                    c.drain(start..(start + size).min(len));
+                })));
             }
         }
-        if calls.len() > LONG_BATCH {
+        if len > LONG_BATCH {
             continue;
         }
-        for j in 0..calls.len() {
-            let mut edited = calls.clone();
-            edited.remove(j);
-            out.push(replace(batches, i, Value::List(edited)));
+        for j in 0..len {
+            edit(in_batch(Box::new(move |c| {
+                c.remove(j);
+            })));
         }
         for (j, call) in calls.iter().enumerate() {
             for simpler in item_edits(call) {
-                let mut edited = calls.clone();
-                edited[j] = simpler;
-                out.push(replace(batches, i, Value::List(edited)));
+                edit(in_batch(Box::new(move |c| c[j] = simpler.clone())));
             }
         }
     }
     out
-}
-
-fn replace(batches: &[Value], index: usize, batch: Value) -> Vec<Value> {
-    let mut edited = batches.to_vec();
-    edited[index] = batch;
-    edited
 }
 
 /// Edits of one call: drop its `id`, simplify its arguments or args object.
@@ -278,76 +312,56 @@ fn object_edits(object: &Object) -> Vec<Value> {
 
 /// Simplifies one args object everywhere it occurs at once: in every call with those args
 /// (duplicates stay duplicates) and in the scripts' responses (answers stay attached).
-fn shared_args_edits(
-    tools: &indexmap::IndexMap<String, crate::spec::ToolScript>,
-    batches: &[Value],
-) -> Vec<GeneratedInput> {
+fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidate<'a>> {
     use crate::reference::canonical_args;
-    // Long batches are cut in chunks first: an edit per distinct args would copy them all.
-    let calls: usize = batches
-        .iter()
-        .filter_map(Value::as_list)
-        .map(<[Value]>::len)
-        .sum();
-    if calls > LONG_BATCH {
+    // Long batches are cut in chunks first: an edit per distinct args would be a run each.
+    if call_count(batches) > LONG_BATCH {
         return Vec::new();
     }
-    let mut distinct: Vec<Object> = Vec::new();
+    let mut distinct: Vec<(String, &Object)> = Vec::new();
     for call in batches.iter().filter_map(Value::as_list).flatten() {
         if let Some(Value::Object(args)) = call.as_object().and_then(|c| c.get("args")) {
-            if !distinct
-                .iter()
-                .any(|d| canonical_args(d) == canonical_args(args))
-            {
-                distinct.push(args.clone());
+            let key = canonical_args(args);
+            if !distinct.iter().any(|(seen, _)| *seen == key) {
+                distinct.push((key, args));
             }
         }
     }
-    let mut out = Vec::new();
-    for args in &distinct {
-        let key = canonical_args(args);
+    let mut out: Vec<Candidate<'a>> = Vec::new();
+    for (key, args) in distinct {
+        let key = std::rc::Rc::new(key);
         for simpler in object_edits(args) {
             let Value::Object(simpler) = simpler else {
                 continue;
             };
-            let swap = |candidate: &Object| {
-                if canonical_args(candidate) == key {
-                    simpler.clone()
-                } else {
-                    candidate.clone()
-                }
-            };
-            let batches = batches
-                .iter()
-                .map(|batch| match batch {
-                    Value::List(calls) => Value::List(
-                        calls
-                            .iter()
-                            .map(|call| match call {
-                                Value::Object(fields) => {
-                                    let mut fields = fields.clone();
-                                    if let Some(Value::Object(a)) = fields.get("args") {
-                                        let replaced = swap(a);
-                                        fields["args"] = Value::Object(replaced);
-                                    }
-                                    Value::Object(fields)
-                                }
-                                other => other.clone(),
-                            })
-                            .collect(),
-                    ),
-                    other => other.clone(),
-                })
-                .collect();
-            let mut tools = tools.clone();
-            for script in tools.values_mut() {
-                for response in &mut script.responses {
-                    if let Some(a) = &response.args {
-                        response.args = Some(swap(a));
+            let key = std::rc::Rc::clone(&key);
+            out.push(Box::new(move || {
+                let swap = |candidate: &mut Object| {
+                    if canonical_args(candidate) == *key {
+                        *candidate = simpler.clone();
+                    }
+                };
+                let mut batches = batches.to_vec();
+                for batch in &mut batches {
+                    let Value::List(calls) = batch else { continue };
+                    for call in calls {
+                        if let Value::Object(fields) = call {
+                            if let Some(Value::Object(a)) = fields.get_mut("args") {
+                                swap(a);
+                            }
+                        }
                     }
                 }
-            }
-            out.push(GeneratedInput::Dedup { tools, batches });
+                let mut tools = tools.clone();
+                for script in tools.values_mut() {
+                    for response in &mut script.responses {
+                        if let Some(a) = &mut response.args {
+                            swap(a);
+                        }
+                    }
+                }
+                GeneratedInput::Dedup { tools, batches }
+            }));
         }
     }
     out
@@ -366,6 +380,8 @@ mod tests {
         assert_eq!(smaller_limits(Some(1)), [Some(0)]);
         assert_eq!(smaller_limits(Some(0)), []);
         assert_eq!(smaller_limits(None), []);
-        assert!(smaller_limits(Some(u64::MAX)).iter().all(|l| l < &Some(u64::MAX)));
+        assert!(smaller_limits(Some(u64::MAX))
+            .iter()
+            .all(|l| l < &Some(u64::MAX)));
     }
 }
