@@ -1,6 +1,10 @@
 //! Grading throughput: submissions graded per minute with `--jobs 1` and `--jobs 2`, on a
 //! class of 12 (the correct solution and 11 broken examples), default settings otherwise
 //! (200 hidden generated cases per function, every protection this machine allows).
+//! Then what the protections cost per submission: a class of correct submissions graded as
+//! root (every protection) and as an unprivileged user (only what needs no privilege:
+//! resource limits, a scrubbed environment, the bounded copy), and the price of each
+//! mechanism alone, spawned as the sandbox spawns it.
 //! Run: `cargo bench --bench grading`.
 
 use std::path::Path;
@@ -63,4 +67,126 @@ fn main() {
             first / seconds
         );
     }
+    protections(root, work.path());
+}
+
+/// Grading as root against grading as `nobody`, and each mechanism on its own.
+fn protections(root: &Path, work: &Path) {
+    use parcall::grade::sandbox::{Capabilities, NAMESPACES};
+    let capabilities = Capabilities::detect();
+    if !capabilities.own_uid() {
+        println!("\nnot root with setpriv here: the protections' cost is not measured");
+        return;
+    }
+    // Everything nobody must read or run is copied where nobody can.
+    let shared = work.join("shared");
+    let class = shared.join("correct");
+    std::fs::create_dir_all(&class).unwrap();
+    const COPIES: usize = 12;
+    for i in 0..COPIES {
+        std::fs::copy(
+            root.join("conformance/examples/python/solution.py"),
+            class.join(format!("s{i:02}.py")),
+        )
+        .unwrap();
+    }
+    let parcall = shared.join("parcall");
+    std::fs::copy(env!("CARGO_BIN_EXE_parcall"), &parcall).unwrap();
+    Command::new("chmod")
+        .args(["-R", "a+rwX"])
+        .arg(work)
+        .status()
+        .unwrap();
+    let grade = |as_nobody: bool, out: &str| {
+        let mut command = if as_nobody {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            c.arg(&parcall);
+            c
+        } else {
+            Command::new(&parcall)
+        };
+        let start = Instant::now();
+        let status = command
+            .args(["grade", class.to_str().unwrap(), "--out"])
+            .arg(shared.join(out))
+            .args(["--seed", "1", "--jobs", "1"])
+            .current_dir(&shared)
+            .stderr(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        start.elapsed().as_secs_f64() * 1000.0 / COPIES as f64
+    };
+    // Alternated, best of three: the machine is shared.
+    let (mut all, mut none) = (f64::MAX, f64::MAX);
+    for round in 0..3 {
+        all = all.min(grade(false, &format!("root-{round}")));
+        none = none.min(grade(true, &format!("nobody-{round}")));
+    }
+    println!("\nwhat the protections cost per submission ({COPIES} correct submissions, --jobs 1, best of 3)");
+    println!("| grading as | per submission | protections |");
+    println!("| --- | --- | --- |");
+    println!("| root | {all:.0} ms | every one this machine allows |");
+    println!("| nobody | {none:.0} ms | limits, scrubbed environment, bounded copy |");
+    println!(
+        "| difference | {:.0} ms | uid, namespaces, private filesystem, control groups |",
+        all - none
+    );
+
+    let spawn = |program: &str, args: &[&str]| {
+        let runs = 50;
+        let start = Instant::now();
+        for _ in 0..runs {
+            let status = Command::new(program)
+                .args(args)
+                .stdin(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "{program} {args:?}");
+        }
+        start.elapsed().as_secs_f64() * 1000.0 / runs as f64
+    };
+    let bare = spawn("true", &[]);
+    let mut namespaced: Vec<&str> = NAMESPACES.to_vec();
+    namespaced.push("true");
+    let uid = spawn(
+        "setpriv",
+        &[
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--no-new-privs",
+            "true",
+        ],
+    );
+    let namespaces = spawn("unshare", &namespaced);
+    let tmpfs = spawn(
+        "unshare",
+        &[
+            "--mount",
+            "sh",
+            "-c",
+            "mount -t tmpfs -o size=64m none /mnt && mount --bind /mnt /mnt",
+        ],
+    );
+    let python = spawn("python3", &["-I", "-B", "-c", "pass"]);
+    println!("\neach mechanism alone, as the sandbox starts a submission (mean of 50 spawns)");
+    println!("| what | ms | over a bare spawn |");
+    println!("| --- | --- | --- |");
+    println!("| spawn `true` | {bare:.2} | |");
+    println!("| own uid (`setpriv`) | {uid:.2} | {:.2} |", uid - bare);
+    println!(
+        "| PID, network, IPC and mount namespaces (`unshare`) | {namespaces:.2} | {:.2} |",
+        namespaces - bare
+    );
+    println!(
+        "| a private tmpfs and a bind mount (`sh`, `mount` twice) | {tmpfs:.2} | {:.2} |",
+        tmpfs - bare
+    );
+    println!(
+        "| for scale: starting Python | {python:.2} | {:.2} |",
+        python - bare
+    );
 }
