@@ -402,3 +402,32 @@ fn shrinking_a_limit_just_past_a_cap_takes_a_few_hundred_runs_not_thousands() {
         generated.shrink_runs
     );
 }
+
+#[test]
+fn a_typical_failure_shrinks_in_tens_of_runs() {
+    // A limit off by one: the call at the limit is refused. proptest's value-tree shrinking
+    // ran before the greedy edits and spent 300 runs here (a tenth of the budget, all of
+    // it) for a case no smaller; the greedy edits alone need a few dozen.
+    let off_by_one = |case: &Case| {
+        let mut case = case.clone();
+        if let Case::Exec(exec) = &mut case {
+            for batch in &mut exec.batches {
+                let limit = batch.max_parallel.unwrap_or(4);
+                batch.max_parallel = Some(limit.saturating_sub(1));
+            }
+        }
+        match run_case(&case, Execution::Sequential) {
+            Ok(runs) => (runs, None),
+            Err(error) => (Vec::new(), Some(error.to_string())),
+        }
+    };
+    let mut subject = InProcess::new(&[Function::ExecuteToolCalls], off_by_one);
+    let report = subjects::check(&mut subject, 1, 200);
+    let generated = &report.generated[0];
+    assert!(generated.failed > 0, "the off-by-one limit is caught");
+    assert!(
+        generated.shrink_runs < 100,
+        "shrinking took {} runs",
+        generated.shrink_runs
+    );
+}

@@ -124,8 +124,6 @@ pub fn run(
         .collect()
 }
 
-type Tree = Box<dyn ValueTree<Value = GeneratedInput>>;
-
 /// The generated cases of one function for a seed, drawn one at a time. A case's value
 /// tree (what shrinking walks; a long batch's is megabytes) is not kept: each draw starts
 /// a fresh runner from the shared random state, so the state before a draw is enough to
@@ -158,12 +156,13 @@ impl Generator {
         Some((before, case))
     }
 
-    /// The value tree of the case drawn from `before`, as it was drawn.
-    fn tree(&self, before: &TestRng) -> Tree {
+    /// The input drawn from `before`, as it was drawn.
+    fn input(&self, before: &TestRng) -> GeneratedInput {
         let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
         self.strategy
             .new_tree(&mut runner)
             .expect("a draw from the same state gives the same tree")
+            .current()
     }
 }
 
@@ -319,7 +318,7 @@ fn run_function(
     let (minimal, runs) = match draws.remove(&first.index) {
         Some(draw) => shrink(
             subject,
-            generator.tree(&draw),
+            generator.input(&draw),
             first.result,
             settings,
             &|r| !r.outcome.is_pass(),
@@ -479,8 +478,11 @@ fn counterexamples_per_requirement(
             Some(draw) if settings.shrink_each_requirement && shrunk < SHRUNK_REQUIREMENTS => {
                 shrunk += 1;
                 let id = requirement.clone();
-                let tree = generator.tree(&draw);
-                shrink(subject, tree, kept.result, light, &|r| r.blame.charges(&id)).0
+                let input = generator.input(&draw);
+                shrink(subject, input, kept.result, light, &|r| {
+                    r.blame.charges(&id)
+                })
+                .0
             }
             _ => kept.result,
         };
@@ -489,92 +491,27 @@ fn counterexamples_per_requirement(
     found
 }
 
-/// proptest's shrinking loop, with the implementation as the test: simplify while the case
-/// still fails, complicate when a simplification passes. A timeout or crash is a failure
-/// like any other; after three in a row the search stops, so a hanging implementation
-/// cannot make shrinking take minutes.
+/// Greedy reduction of a failing input, with the implementation as the test: try the simple
+/// edits of [`reduce::candidates`], accept the first that still fails, go on from there,
+/// stop after a whole pass in which no edit fails or when the budget is spent. A timeout or
+/// crash is a failure like any other; after three in a row the search stops, so a hanging
+/// implementation cannot make shrinking take minutes.
+///
+/// proptest's own shrinking (each number and string walked along its axis) ran first until
+/// 2026-12: it took 300 of the ~320 runs of a typical shrink and, once the edits below
+/// learned to simplify raised exceptions and drop a `max_parallel`, its cases were no
+/// smaller (the 30 broken examples, BENCHMARKS.md section 4).
 fn shrink(
     subject: &mut dyn Subject,
-    mut tree: Tree,
+    mut input: GeneratedInput,
     mut minimal: CaseResult,
     settings: Settings,
     fails: &dyn Fn(&CaseResult) -> bool,
 ) -> (CaseResult, usize) {
     let started = Instant::now();
+    let id = minimal.case.id().to_owned();
     let mut runs = 0;
     let mut slow_in_a_row = 0;
-    let mut failing_input = tree.current();
-    if !tree.simplify() {
-        return reduce(
-            subject,
-            failing_input,
-            minimal,
-            runs,
-            started,
-            settings,
-            fails,
-        );
-    }
-    // proptest's own shrinking gets a tenth of the budget: it walks numbers and strings
-    // one axis at a time, while the greedy pass below removes whole parts at once.
-    let proptest_runs = settings.max_shrink_runs / 10;
-    while runs < proptest_runs && started.elapsed() < settings.shrink_budget && slow_in_a_row < 3 {
-        let id = minimal.case.id().to_owned();
-        let Ok(candidate) = materialize(&tree.current(), &id, "generated", "a generated case")
-        else {
-            if !tree.complicate() {
-                break;
-            }
-            continue;
-        };
-        runs += 1;
-        let result = subject
-            .run_cases(std::slice::from_ref(&candidate))
-            .remove(0);
-        let slow = matches!(
-            result.outcome,
-            Outcome::Fail(
-                crate::judge::Failure::Timeout { .. } | crate::judge::Failure::Crash { .. }
-            )
-        );
-        slow_in_a_row = if slow { slow_in_a_row + 1 } else { 0 };
-        let keep_going = if !fails(&result) {
-            tree.complicate()
-        } else {
-            minimal = result;
-            failing_input = tree.current();
-            tree.simplify()
-        };
-        if !keep_going {
-            break;
-        }
-    }
-    if slow_in_a_row >= 3 {
-        return (minimal, runs);
-    }
-    reduce(
-        subject,
-        failing_input,
-        minimal,
-        runs,
-        started,
-        settings,
-        fails,
-    )
-}
-
-/// Greedy reduction of a failing input: accept the first simple edit that still fails,
-/// start over from it, stop when no edit fails or the budget is spent.
-fn reduce(
-    subject: &mut dyn Subject,
-    mut input: GeneratedInput,
-    mut minimal: CaseResult,
-    mut runs: usize,
-    started: Instant,
-    settings: Settings,
-    fails: &dyn Fn(&CaseResult) -> bool,
-) -> (CaseResult, usize) {
-    let id = minimal.case.id().to_owned();
     // Each pass starts at the edit after the last one accepted, and wraps around: the edits
     // before it had just been tried and passed, and starting over at the first made every
     // accepted edit cost a run of each failed one again (quadratic). The search ends after a
@@ -589,7 +526,10 @@ fn reduce(
                 candidates.into_iter().enumerate().collect();
             rotated.rotate_left(from.min(count));
             for (index, make) in rotated {
-                if runs >= settings.max_shrink_runs || started.elapsed() >= settings.shrink_budget {
+                if runs >= settings.max_shrink_runs
+                    || started.elapsed() >= settings.shrink_budget
+                    || slow_in_a_row >= 3
+                {
                     break 'search;
                 }
                 let candidate = make();
@@ -603,6 +543,13 @@ fn reduce(
                 }
                 runs += 1;
                 let result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
+                let slow = matches!(
+                    result.outcome,
+                    Outcome::Fail(
+                        crate::judge::Failure::Timeout { .. } | crate::judge::Failure::Crash { .. }
+                    )
+                );
+                slow_in_a_row = if slow { slow_in_a_row + 1 } else { 0 };
                 if fails(&result) {
                     accepted = Some((index, candidate, result));
                     break;
