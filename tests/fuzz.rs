@@ -375,16 +375,14 @@ fn the_runner_draws_cases_only_as_its_window_has_room() {
     );
 }
 
-#[test]
-fn shrinking_a_limit_just_past_a_cap_takes_a_few_hundred_runs_not_thousands() {
-    // A limit capped at 256 fails only on batches of more than 256 calls with a limit above
-    // it. Shrinking such a limit by halves and by one, and starting each pass over at the
-    // first edit, took 2,360 runs on seed 1 (a minute through the process).
-    let capped = |case: &Case| {
+/// The shrink runs of the first generated failure, seed 1, of the reference dispatching as if
+/// each batch's `max_parallel` were `limit` of it (the test fails unless one is caught).
+fn shrink_runs_with_limits(limit: fn(Option<u64>) -> Option<u64>) -> usize {
+    let broken = move |case: &Case| {
         let mut case = case.clone();
         if let Case::Exec(exec) = &mut case {
             for batch in &mut exec.batches {
-                batch.max_parallel = batch.max_parallel.map(|n| n.min(256));
+                batch.max_parallel = limit(batch.max_parallel);
             }
         }
         match run_case(&case, Execution::Sequential) {
@@ -392,15 +390,20 @@ fn shrinking_a_limit_just_past_a_cap_takes_a_few_hundred_runs_not_thousands() {
             Err(error) => (Vec::new(), Some(error.to_string())),
         }
     };
-    let mut subject = InProcess::new(&[Function::ExecuteToolCalls], capped);
+    let mut subject = InProcess::new(&[Function::ExecuteToolCalls], broken);
     let report = subjects::check(&mut subject, 1, 200);
     let generated = &report.generated[0];
-    assert!(generated.failed > 0, "the cap is caught");
-    assert!(
-        generated.shrink_runs < 1000,
-        "shrinking took {} runs",
-        generated.shrink_runs
-    );
+    assert!(generated.failed > 0, "the broken limit is not caught");
+    generated.shrink_runs
+}
+
+#[test]
+fn shrinking_a_limit_just_past_a_cap_takes_a_few_hundred_runs_not_thousands() {
+    // A limit capped at 256 fails only on batches of more than 256 calls with a limit above
+    // it. Shrinking such a limit by halves and by one, and starting each pass over at the
+    // first edit, took 2,360 runs on seed 1 (a minute through the process).
+    let runs = shrink_runs_with_limits(|limit| limit.map(|n| n.min(256)));
+    assert!(runs < 1000, "shrinking took {runs} runs");
 }
 
 #[test]
@@ -408,26 +411,6 @@ fn a_typical_failure_shrinks_in_tens_of_runs() {
     // A limit off by one: the call at the limit is refused. proptest's value-tree shrinking
     // ran before the greedy edits and spent 300 runs here (a tenth of the budget, all of
     // it) for a case no smaller; the greedy edits alone need a few dozen.
-    let off_by_one = |case: &Case| {
-        let mut case = case.clone();
-        if let Case::Exec(exec) = &mut case {
-            for batch in &mut exec.batches {
-                let limit = batch.max_parallel.unwrap_or(4);
-                batch.max_parallel = Some(limit.saturating_sub(1));
-            }
-        }
-        match run_case(&case, Execution::Sequential) {
-            Ok(runs) => (runs, None),
-            Err(error) => (Vec::new(), Some(error.to_string())),
-        }
-    };
-    let mut subject = InProcess::new(&[Function::ExecuteToolCalls], off_by_one);
-    let report = subjects::check(&mut subject, 1, 200);
-    let generated = &report.generated[0];
-    assert!(generated.failed > 0, "the off-by-one limit is caught");
-    assert!(
-        generated.shrink_runs < 100,
-        "shrinking took {} runs",
-        generated.shrink_runs
-    );
+    let runs = shrink_runs_with_limits(|limit| Some(limit.unwrap_or(4).saturating_sub(1)));
+    assert!(runs < 100, "shrinking took {runs} runs");
 }
