@@ -124,10 +124,10 @@ pub fn run(
         .collect()
 }
 
-/// The generated cases of one function for a seed, drawn one at a time. A case's value
-/// tree (what shrinking walks; a long batch's is megabytes) is not kept: each draw starts
-/// a fresh runner from the shared random state, so the state before a draw is enough to
-/// grow the same tree again for the few failures that get shrunk.
+/// The generated cases of one function for a seed, drawn one at a time. A drawn input is
+/// not kept (a long batch's value tree is megabytes): each draw starts a fresh runner from
+/// the shared random state, so the state before a draw is enough to draw the same input
+/// again for the few failures that get shrunk.
 struct Generator {
     function: Function,
     rng: TestRng,
