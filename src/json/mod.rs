@@ -15,8 +15,10 @@ pub use ecmascript::ecmascript_number;
 pub use float_repr::python_repr;
 pub use number_model::NumberModel;
 pub use parse::{parse, ParseError};
+pub(crate) use serde_glue::deserialize_tagged;
 pub use serde_glue::{
-    from_file, from_value, read_regular_file, to_serde_json, ShapeError, MAX_INPUT_FILE_BYTES,
+    from_file, from_value, from_value_owned, read_regular_file, tagged_deserialize, to_serde_json,
+    NoFields, ShapeError, Tagged, MAX_INPUT_FILE_BYTES,
 };
 pub use to_value::{to_value, try_to_value, ToValueError};
 pub use value::{Int, Object, Value};

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Runner to implementation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
     /// First message: who is asking.
@@ -49,7 +49,7 @@ pub struct BatchRequest {
 }
 
 /// Implementation to runner.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Reply {
     Hello(HelloReply),
@@ -104,7 +104,7 @@ pub struct CaseReply {
 }
 
 /// What one call of the function did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
 pub enum BatchReply {
     /// The function returned a JSON value.
@@ -120,4 +120,95 @@ pub enum BatchReply {
         traceback: String,
         invocations: Vec<Value>,
     },
+}
+
+/// The tagged messages above, read as [`Tagged`]: serde's derive would buffer every reply
+/// (outputs and invocations) before reading it. The mirrors follow each variant's fields;
+/// building a variant names them all, so the two cannot drift apart unnoticed.
+mod tagged {
+    use super::*;
+    use crate::json::{NoFields, Tagged};
+    use serde::Deserializer;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct HelloFields {
+        protocol: u32,
+        suite: String,
+    }
+
+    impl Tagged for Request {
+        const TAG: &'static str = "type";
+        const VARIANTS: &'static [&'static str] = &["hello", "case", "shutdown"];
+        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
+            Ok(match index {
+                0 => {
+                    let f = HelloFields::deserialize(d)?;
+                    Request::Hello {
+                        protocol: f.protocol,
+                        suite: f.suite,
+                    }
+                }
+                1 => Request::Case(CaseRequest::deserialize(d)?),
+                _ => {
+                    NoFields::deserialize(d)?;
+                    Request::Shutdown
+                }
+            })
+        }
+    }
+
+    impl Tagged for Reply {
+        const TAG: &'static str = "type";
+        const VARIANTS: &'static [&'static str] = &["hello", "result", "bye"];
+        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
+            Ok(match index {
+                0 => Reply::Hello(HelloReply::deserialize(d)?),
+                1 => Reply::Result(CaseReply::deserialize(d)?),
+                _ => {
+                    NoFields::deserialize(d)?;
+                    Reply::Bye
+                }
+            })
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ReturnedFields {
+        output: Value,
+        invocations: Vec<Value>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RaisedFields {
+        message: String,
+        #[serde(default)]
+        traceback: String,
+        invocations: Vec<Value>,
+    }
+
+    impl Tagged for BatchReply {
+        const TAG: &'static str = "status";
+        const VARIANTS: &'static [&'static str] = &["returned", "raised"];
+        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
+            Ok(if index == 0 {
+                let f = ReturnedFields::deserialize(d)?;
+                BatchReply::Returned {
+                    output: f.output,
+                    invocations: f.invocations,
+                }
+            } else {
+                let f = RaisedFields::deserialize(d)?;
+                BatchReply::Raised {
+                    message: f.message,
+                    traceback: f.traceback,
+                    invocations: f.invocations,
+                }
+            })
+        }
+    }
+
+    crate::json::deserialize_tagged!(Request, Reply, BatchReply);
 }

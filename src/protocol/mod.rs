@@ -36,7 +36,7 @@ pub fn decode(line: &str) -> Result<Reply, DecodeError> {
 /// Decodes one line as any protocol message (`Request` on the implementation's side).
 pub fn decode_as<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, DecodeError> {
     let value = json::parse(line)?;
-    Ok(json::from_value(&value)?)
+    Ok(json::from_value_owned(value)?)
 }
 
 /// Encodes any protocol message as one line, newline included. The message goes straight

@@ -200,20 +200,27 @@ fn read_json<T: serde::de::DeserializeOwned>(
     relative: &str,
     problems: &mut Vec<String>,
 ) -> Option<T> {
-    read_json_text(source, relative, problems).map(|(value, _)| value)
+    read_json_text(source, relative, problems, |_| ()).map(|(value, _, ())| value)
 }
 
-/// [`read_json`], with the file's text.
-fn read_json_text<T: serde::de::DeserializeOwned>(
+/// [`read_json`], with the file's text and what `inspect` finds in the parsed JSON before it
+/// is taken apart into the typed value.
+fn read_json_text<T: serde::de::DeserializeOwned, I>(
     source: &Source,
     relative: &str,
     problems: &mut Vec<String>,
-) -> Option<(T, String)> {
+    inspect: impl FnOnce(&Value) -> I,
+) -> Option<(T, String, I)> {
     let name = source.display(relative);
     let parsed = source.read(relative).and_then(|text| {
         let value = json::parse(&text).map_err(|e| format!("{name}: invalid JSON: {e}"))?;
+        let found = inspect(&value);
+        // Copied, not taken apart: moving the values out left the freed containers of a
+        // 150 MB export scattered between the live strings, and every allocation of the run
+        // that followed paid for the holes (`check --spec` of 10,000 generated cases took
+        // 12 s instead of 7; BENCHMARKS.md section 3).
         let typed = json::from_value(&value).map_err(|e| format!("{name}: {e}"))?;
-        Ok((typed, text))
+        Ok((typed, text, found))
     });
     parsed.map_err(|problem| problems.push(problem)).ok()
 }
@@ -269,13 +276,23 @@ fn read_case_file(
     cases: &mut Vec<SpecCase>,
     problems: &mut Vec<String>,
 ) -> Option<String> {
-    let (file, text) = read_json_text::<CaseFile>(source, relative, problems)?;
+    // The longest integer of each case, found in the JSON as written (every number of a
+    // case is in it, whatever field holds it).
+    let longest_integers = |file: &Value| -> Vec<Option<usize>> {
+        let cases = file.as_object().and_then(|file| file.get("cases"));
+        match cases.and_then(Value::as_list) {
+            Some(cases) => cases.iter().map(longest_integer).collect(),
+            None => Vec::new(),
+        }
+    };
+    let (file, text, longest) =
+        read_json_text::<CaseFile, _>(source, relative, problems, longest_integers)?;
     let relative = relative.to_owned();
     let loaded: Vec<Case> = match file {
         CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
         CaseFile::RunParallelCalls { cases, .. } => cases.into_iter().map(Case::Dedup).collect(),
     };
-    for case in loaded {
+    for (index, case) in loaded.into_iter().enumerate() {
         let case = SpecCase {
             file: relative.clone(),
             case: case.into(),
@@ -287,7 +304,8 @@ fn read_case_file(
             ));
             return None;
         }
-        for problem in case_problems(&case) {
+        let longest = longest.get(index).copied().flatten();
+        for problem in case_problems(&case, longest) {
             problems.push(format!("{relative}: case {}: {problem}", case.id()));
         }
         cases.push(case);
@@ -295,8 +313,9 @@ fn read_case_file(
     Some(text)
 }
 
-/// What is wrong inside one case, independent of other cases.
-fn case_problems(case: &SpecCase) -> Vec<String> {
+/// What is wrong inside one case, independent of other cases; `longest_integer` is the
+/// digit count of its longest integer.
+fn case_problems(case: &SpecCase, longest_integer: Option<usize>) -> Vec<String> {
     let mut problems = Vec::new();
     let id = case.id();
     let id_ok = !id.is_empty()
@@ -316,11 +335,7 @@ fn case_problems(case: &SpecCase) -> Vec<String> {
         Case::Exec(exec) => exec_problems(exec, &mut problems),
         Case::Dedup(dedup) => dedup_problems(dedup, &mut problems),
     }
-    let whole = match &*case.case {
-        Case::Exec(exec) => json::to_value(exec),
-        Case::Dedup(dedup) => json::to_value(dedup),
-    };
-    if let Some(digits) = longest_integer(&whole).filter(|&d| d > MAX_INTEGER_DIGITS) {
+    if let Some(digits) = longest_integer.filter(|&d| d > MAX_INTEGER_DIGITS) {
         problems.push(format!(
             "holds an integer of {digits} digits; CPython converts at most \
              {MAX_INTEGER_DIGITS} (SPEC.md, Numbers)"

@@ -8,7 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One case file: several cases of one function on one topic.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+// Not `Deserialize` by derive: see `tagged` below.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "function", rename_all = "snake_case", deny_unknown_fields)]
 pub enum CaseFile {
     ExecuteToolCalls {
@@ -42,7 +43,7 @@ pub struct ExecCase {
 }
 
 /// What answers `dispatch` in an `execute_tool_calls` case.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Dispatch {
     /// The exercise's sandbox (RULINGS A, "the sandbox").
@@ -149,7 +150,7 @@ pub struct Response {
 }
 
 /// What one invocation does.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Answer {
     /// Returns the value.
@@ -212,6 +213,104 @@ impl ExceptionClass {
             }
         })
     }
+}
+
+/// The internally tagged enums above, read as [`Tagged`] (serde's derive would buffer each,
+/// and a case file whole) into structs that mirror each variant's fields and their serde
+/// attributes. Building the variant names every field, so a field added to or removed from
+/// a variant does not compile until its mirror follows; the spec's round-trip tests hold the
+/// attributes to the same.
+mod tagged {
+    use super::*;
+    use crate::json::{NoFields, Tagged};
+    use serde::{Deserialize, Deserializer};
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct FileFields<C> {
+        #[serde(rename = "$schema", default)]
+        schema: Option<String>,
+        topic: String,
+        cases: Vec<C>,
+    }
+
+    impl Tagged for CaseFile {
+        const TAG: &'static str = "function";
+        const VARIANTS: &'static [&'static str] = &["execute_tool_calls", "run_parallel_calls"];
+        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
+            Ok(if index == 0 {
+                let f = FileFields::<ExecCase>::deserialize(d)?;
+                CaseFile::ExecuteToolCalls {
+                    schema: f.schema,
+                    topic: f.topic,
+                    cases: f.cases,
+                }
+            } else {
+                let f = FileFields::<DedupCase>::deserialize(d)?;
+                CaseFile::RunParallelCalls {
+                    schema: f.schema,
+                    topic: f.topic,
+                    cases: f.cases,
+                }
+            })
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ScriptedFields {
+        tools: IndexMap<String, ToolScript>,
+    }
+
+    impl Tagged for Dispatch {
+        const TAG: &'static str = "type";
+        const VARIANTS: &'static [&'static str] = &["sandbox", "scripted"];
+        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
+            Ok(if index == 0 {
+                NoFields::deserialize(d)?;
+                Dispatch::Sandbox
+            } else {
+                let f = ScriptedFields::deserialize(d)?;
+                Dispatch::Scripted { tools: f.tools }
+            })
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ReturnFields {
+        value: Value,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RaiseFields {
+        message: String,
+        #[serde(default)]
+        exception: Option<ExceptionClass>,
+        #[serde(default)]
+        args: Option<Vec<Value>>,
+    }
+
+    impl Tagged for Answer {
+        const TAG: &'static str = "type";
+        const VARIANTS: &'static [&'static str] = &["return", "raise"];
+        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
+            Ok(if index == 0 {
+                let f = ReturnFields::deserialize(d)?;
+                Answer::Return { value: f.value }
+            } else {
+                let f = RaiseFields::deserialize(d)?;
+                Answer::Raise {
+                    message: f.message,
+                    exception: f.exception,
+                    args: f.args,
+                }
+            })
+        }
+    }
+
+    crate::json::deserialize_tagged!(CaseFile, Dispatch, Answer);
 }
 
 /// Schemas of the fields kept as raw values (so their number literals survive): they state
