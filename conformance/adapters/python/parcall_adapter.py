@@ -12,7 +12,6 @@ The runner owns the tools: each case message says what dispatch (execute_tool_ca
 each tool (run_parallel_calls) answers; this adapter answers from that table, records every
 invocation and reports it. Standard library only; CPython 3.8 and later."""
 import asyncio
-import copy
 import fcntl
 import importlib.util
 import inspect
@@ -118,7 +117,38 @@ class NotJson(Exception):
     pass
 
 
+class _NotPlain(Exception):
+    pass
+
+
+def _plain_copy(value):
+    """A copy of a value built only of JSON's own Python types (exact types: what json.loads
+    makes, and what most functions return). Anything else raises _NotPlain, and to_json
+    takes the careful road with paths for its messages; this is the fast road, with no path
+    formatted for every element."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            out[key] = _plain_copy(item)
+        return out
+    raise _NotPlain
+
+
 def to_json(value, path="$"):
+    try:
+        return _plain_copy(value)
+    except (_NotPlain, RecursionError):
+        return _careful_to_json(value, path)
+
+
+def _careful_to_json(value, path):
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -126,14 +156,14 @@ def to_json(value, path="$"):
     if isinstance(value, float):
         return float(value)
     if isinstance(value, list):
-        return [to_json(item, "%s[%d]" % (path, i)) for i, item in enumerate(value)]
+        return [_careful_to_json(item, "%s[%d]" % (path, i)) for i, item in enumerate(value)]
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise NotJson("%s has a key of type %s (%r); JSON object keys are strings"
                               % (path, type(key).__name__, key))
-            out[key] = to_json(item, "%s[%r]" % (path, key))
+            out[key] = _careful_to_json(item, "%s[%r]" % (path, key))
         return out
     raise NotJson("%s is a %s (%s), which is not a JSON value"
                   % (path, type(value).__name__, short_repr(value)))
@@ -244,7 +274,7 @@ class Scripts:
                 return "error: parcall: no scripted answer for %s(%s)" % (tool, canonical(arguments))
             if answer["type"] == "raise":
                 return "error: " + answer["message"]
-            return copy.deepcopy(answer["value"])
+            return _plain_copy(answer["value"])
         return dispatch
 
     def tool(self, name):
@@ -254,7 +284,7 @@ class Scripts:
                 raise RuntimeError("parcall: no scripted answer for %s(%s)" % (name, canonical(args)))
             if answer["type"] == "raise":
                 raise scripted_exception(answer)
-            return copy.deepcopy(answer["value"])
+            return _plain_copy(answer["value"])
         tool.__name__ = name if name.isidentifier() else "tool"
         return tool
 
