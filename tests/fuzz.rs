@@ -414,3 +414,75 @@ fn a_typical_failure_shrinks_in_tens_of_runs() {
     let runs = shrink_runs_with_limits(|limit| Some(limit.unwrap_or(4).saturating_sub(1)));
     assert!(runs < 100, "shrinking took {runs} runs");
 }
+
+#[test]
+fn cases_drawn_once_for_a_class_are_the_ones_each_run_draws() {
+    use parcall::fuzz::{self, Drawn, Settings};
+    let spec = subjects::spec();
+    let functions = [Function::ExecuteToolCalls, Function::RunParallelCalls];
+    let settings = Settings {
+        shrink_each_requirement: true,
+        ..Settings::new(100, 7)
+    };
+    // A limit off by one (execute_tool_calls) and a cache kept across calls
+    // (run_parallel_calls): both functions fail, and both failures are shrunk.
+    let run = |drawn: Option<&Drawn>| {
+        let off_by_one = |case: &Case| {
+            let mut case = case.clone();
+            if let Case::Exec(exec) = &mut case {
+                for batch in &mut exec.batches {
+                    batch.max_parallel = Some(batch.max_parallel.unwrap_or(4).saturating_sub(1));
+                }
+            }
+            match run_case(&case, Execution::Sequential) {
+                Ok(runs) => (runs, None),
+                Err(error) => (Vec::new(), Some(error.to_string())),
+            }
+        };
+        let mut exec = InProcess::new(&[Function::ExecuteToolCalls], off_by_one);
+        let mut dedup = InProcess::new(&[Function::RunParallelCalls], subjects::shared_cache());
+        let mut summaries = fuzz::run(&mut exec, &spec.cases, &functions, settings, drawn);
+        summaries.extend(fuzz::run(
+            &mut dedup,
+            &spec.cases,
+            &functions,
+            settings,
+            drawn,
+        ));
+        summaries
+            .iter()
+            .map(|s| {
+                let counterexample = s.counterexample.as_ref().map(|c| format!("{:?}", c.case));
+                let per_requirement: Vec<String> = s
+                    .counterexamples
+                    .iter()
+                    .map(|r| format!("{:?}", r.case.case))
+                    .collect();
+                (
+                    s.generated,
+                    s.failed,
+                    s.shrink_runs,
+                    counterexample,
+                    per_requirement,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let drawn = Drawn::new(&spec.cases, &functions, 100, 7).expect("100 cases are kept");
+    let fresh = run(None);
+    assert!(fresh.iter().all(|(_, failed, ..)| *failed > 0), "{fresh:?}");
+    assert_eq!(run(Some(&drawn)), fresh);
+    // Cases drawn for another seed, or fewer of them, are not used: the run draws its own.
+    let other_seed = Drawn::new(&spec.cases, &functions, 100, 8).unwrap();
+    assert_eq!(run(Some(&other_seed)), fresh);
+    let fewer = Drawn::new(&spec.cases, &functions, 50, 7).unwrap();
+    assert_eq!(run(Some(&fewer)), fresh);
+    // Past the bound nothing is kept.
+    assert!(Drawn::new(
+        &spec.cases,
+        &functions,
+        Drawn::MAX_CASES_PER_FUNCTION + 1,
+        7
+    )
+    .is_none());
+}

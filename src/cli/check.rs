@@ -279,6 +279,8 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         // `check` shows the first failure shrunk; shrinking one per requirement is the
         // feedback `grade` gives.
         shrink_each_requirement: false,
+        // One implementation: its cases are drawn as they stream.
+        drawn: None,
     };
     let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
     let checked = fuzz::check(&plan.prepared.launch, &check_plan, progress(expected_total));

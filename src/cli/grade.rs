@@ -95,6 +95,8 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         hidden.push(spec_dir.clone());
     }
     let sandbox = Sandbox::new(hidden, args.python.clone(), limits(args))?;
+    // Every submission gets the same hidden cases: drawn once for the class.
+    let drawn = crate::fuzz::Drawn::new(&spec.cases, &functions, args.fuzz, seed);
     let grading = Grading {
         spec: &spec,
         functions,
@@ -107,6 +109,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         },
         sandbox: &sandbox,
         budget: Duration::from_secs(args.submission_seconds),
+        drawn,
     };
     grading.canary()?;
     let jobs = args

@@ -55,6 +55,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         python: args.python.clone(),
         limits: limits(&args),
         env: EnvPolicy::default(),
+        drawn: crate::fuzz::Drawn::new(&spec.cases, &Function::ALL, args.fuzz, seed),
     };
     let functions = match baseline(&trial, &workspace, &source) {
         Ok(functions) => functions,

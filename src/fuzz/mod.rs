@@ -106,12 +106,63 @@ fn strategy(function: Function, spec_cases: &[SpecCase]) -> BoxedStrategy<Genera
     prop_oneof![4 => random, 1 => variant_input(Arc::new(of_function))].boxed()
 }
 
-/// Runs the generated cases of every function the implementation defines.
+/// The generated cases of one seed, drawn once and shared by every implementation checked
+/// with that seed: the submissions of a class, the mutants of a run. Drawing them was a
+/// fifth of parcall's time per graded submission, and it gives the same cases every time.
+/// Kept only up to [`Drawn::MAX_CASES_PER_FUNCTION`] per function, so memory stays bounded
+/// (about 15 KB a case); past that, every run draws its own as it streams.
+pub struct Drawn {
+    seed: u64,
+    by_function: Vec<(Function, Vec<Option<Draw>>)>,
+}
+
+/// A generated case and the random state that draws it again (for shrinking).
+type Draw = (TestRng, SpecCase);
+
+impl Drawn {
+    pub const MAX_CASES_PER_FUNCTION: usize = 1000;
+
+    /// The first `count` generated cases of each function for `seed`, or `None` when that is
+    /// more than are kept.
+    pub fn new(
+        spec_cases: &[SpecCase],
+        functions: &[Function],
+        count: usize,
+        seed: u64,
+    ) -> Option<Drawn> {
+        if count == 0 || count > Self::MAX_CASES_PER_FUNCTION {
+            return None;
+        }
+        let by_function = functions
+            .iter()
+            .map(|&function| {
+                let mut generator = Generator::new(function, spec_cases, seed);
+                (function, (0..count).map(|i| generator.case(i)).collect())
+            })
+            .collect();
+        Some(Drawn { seed, by_function })
+    }
+
+    /// The draws of `function` for `settings`, when these are the ones kept.
+    fn of(
+        &self,
+        function: Function,
+        settings: &Settings,
+    ) -> Option<&[Option<(TestRng, SpecCase)>]> {
+        let (_, draws) = self.by_function.iter().find(|(f, _)| *f == function)?;
+        (self.seed == settings.seed && draws.len() >= settings.cases_per_function)
+            .then_some(draws.as_slice())
+    }
+}
+
+/// Runs the generated cases of every function the implementation defines, taking them from
+/// `drawn` when it holds them.
 pub fn run(
     subject: &mut dyn Subject,
     spec_cases: &[SpecCase],
     functions: &[Function],
     settings: Settings,
+    drawn: Option<&Drawn>,
 ) -> Vec<Summary> {
     let defined: Vec<Function> = functions
         .iter()
@@ -120,7 +171,7 @@ pub fn run(
         .collect();
     defined
         .into_iter()
-        .map(|function| run_function(subject, spec_cases, function, settings))
+        .map(|function| run_function(subject, spec_cases, function, settings, drawn))
         .collect()
 }
 
@@ -146,7 +197,7 @@ impl Generator {
     /// The case of index `index` (asked for in order) and the random state that draws it
     /// again, or `None` when the draw gives no valid case; its id carries the index either
     /// way, so runs are reproducible.
-    fn case(&mut self, index: usize) -> Option<(TestRng, SpecCase)> {
+    fn case(&mut self, index: usize) -> Option<Draw> {
         let before = self.rng.clone();
         let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
         let tree = self.strategy.new_tree(&mut runner);
@@ -251,6 +302,7 @@ fn run_function(
     spec_cases: &[SpecCase],
     function: Function,
     settings: Settings,
+    drawn: Option<&Drawn>,
 ) -> Summary {
     let public = public_batches(spec_cases, function);
     let mut findings = Findings {
@@ -268,8 +320,12 @@ fn run_function(
     // their result arrives.
     let waiting: std::cell::RefCell<HashMap<String, (usize, TestRng)>> = Default::default();
     let mut generator = Generator::new(function, spec_cases, settings.seed);
+    let drawn = drawn.and_then(|d| d.of(function, &settings));
     let mut source = (0..settings.cases_per_function).filter_map(|index| {
-        let (draw, case) = generator.case(index)?;
+        let (draw, case) = match drawn {
+            Some(drawn) => drawn[index].clone()?,
+            None => generator.case(index)?,
+        };
         waiting
             .borrow_mut()
             .insert(case.id().to_owned(), (index, draw));

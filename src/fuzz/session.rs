@@ -24,6 +24,8 @@ pub struct Plan<'a> {
     pub shrink_each_requirement: bool,
     pub seed: u64,
     pub settings: Settings,
+    /// The generated cases, when they were drawn beforehand for every run of this seed.
+    pub drawn: Option<&'a super::Drawn>,
 }
 
 /// The cases of a function the implementation does not define (RULINGS C).
@@ -105,6 +107,7 @@ pub fn run_plan(subject: &mut dyn Subject, plan: &Plan<'_>) -> (Vec<CaseResult>,
                 shrink_each_requirement: plan.shrink_each_requirement,
                 ..super::Settings::new(plan.fuzz, plan.seed)
             },
+            plan.drawn,
         )
     } else {
         Vec::new()

@@ -38,6 +38,8 @@ pub struct Grading<'a> {
     pub sandbox: &'a Sandbox,
     /// Wall-clock time one submission may take, start-up and restarts included.
     pub budget: Duration,
+    /// The hidden cases, drawn once for the class (see [`fuzz::Drawn`]).
+    pub drawn: Option<fuzz::Drawn>,
 }
 
 /// The grade of one submission.
@@ -124,6 +126,7 @@ impl Grading<'_> {
             settings: self.settings,
             undefined: fuzz::Undefined::Fail,
             shrink_each_requirement: true,
+            drawn: None,
         };
         match fuzz::check(&prepared.launch, &plan, None).run.start_error {
             Some(error) => Err(format!(
@@ -172,6 +175,7 @@ impl Grading<'_> {
             // The exercise asks for these functions: one left undefined costs its points.
             undefined: fuzz::Undefined::Fail,
             shrink_each_requirement: true,
+            drawn: self.drawn.as_ref(),
         };
         let checked = fuzz::check(&prepared.launch, &plan, None);
         drop(prepared);

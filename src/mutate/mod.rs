@@ -90,6 +90,8 @@ pub struct Trial<'a> {
     pub python: OsString,
     pub limits: Limits,
     pub env: EnvPolicy,
+    /// The generated cases, drawn once for every mutant (see [`fuzz::Drawn`]).
+    pub drawn: Option<fuzz::Drawn>,
 }
 
 /// Runs of a mutant spent on shrinking a generated counterexample: enough to make it
@@ -200,7 +202,13 @@ impl Trial<'_> {
             shrink_budget: SHRINK_BUDGET,
             ..fuzz::Settings::new(self.fuzz, self.seed)
         };
-        let summaries = fuzz::run(subject, &self.spec.cases, functions, settings);
+        let summaries = fuzz::run(
+            subject,
+            &self.spec.cases,
+            functions,
+            settings,
+            self.drawn.as_ref(),
+        );
         match summaries.into_iter().find(|s| s.failed > 0) {
             Some(summary) => Fate::KilledByGenerated {
                 function: summary.function,

@@ -32,6 +32,7 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
         shrink_each_requirement: false,
         seed,
         settings: Settings::default(),
+        drawn: None,
     };
     let (results, generated) = run_plan(subject, &plan);
     let run = Run {
