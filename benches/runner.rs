@@ -64,12 +64,12 @@ fn main() {
         tap.lines().last().unwrap_or_default()
     );
 
-    let python_loop = |lean: bool| -> f64 {
+    let python_loop = |mode: Option<&str>| -> f64 {
         let script = root.join("scripts/bench_inprocess.py");
         let mut command = Command::new("python3");
         command.arg(script);
-        if lean {
-            command.arg("--lean");
+        if let Some(mode) = mode {
+            command.arg(mode);
         }
         let output = command.arg(&spec_dir).arg(&solution).output().unwrap();
         let report = String::from_utf8_lossy(&output.stdout);
@@ -80,8 +80,10 @@ fn main() {
         );
         report.split_whitespace().next().unwrap().parse().unwrap()
     };
-    let python_seconds = python_loop(false);
-    let lean_seconds = python_loop(true);
+    let python_seconds = python_loop(None);
+    let lean_seconds = python_loop(Some("--lean"));
+    let decoded_seconds = python_loop(Some("--lean-decoded"));
+    let requests_seconds = python_loop(Some("--requests"));
 
     // Process per case: a fresh interpreter, adapter and handshake for each of 100 cases.
     let prepared =
@@ -111,10 +113,21 @@ fn main() {
         runner_seconds / python_seconds
     );
     println!(
-        "| leanest loop: cases read first, tools from a dict, outputs compared with == | {lean_seconds:.2} s | {} | {:.2}x (parcall: {:.1}x this) |",
+        "| leanest loop: load the case, call, compare with == | {lean_seconds:.2} s | {} | {:.2}x (parcall: {:.2}x this) |",
         per(lean_seconds),
         lean_seconds / python_seconds,
         runner_seconds / lean_seconds
+    );
+    println!(
+        "| the same on cases decoded before the clock | {decoded_seconds:.2} s | {} | {:.2}x (parcall: {:.1}x this) |",
+        per(decoded_seconds),
+        decoded_seconds / python_seconds,
+        runner_seconds / decoded_seconds
+    );
+    println!(
+        "| decoding the calls and scripts an adapter receives, alone | {requests_seconds:.2} s | {} | {:.2}x |",
+        per(requests_seconds),
+        requests_seconds / python_seconds
     );
     println!(
         "| process per case (100 sampled) | {:.2} s projected | {:.0} µs | {:.1}x |",

@@ -2,11 +2,18 @@
 module in this very process, with the same tool scripts and the same checks as parcall
 (typed JSON equality of outputs, invocations as multisets), and prints the seconds taken.
 
-With --lean, the leanest loop instead (issue #15 item 2): every case file read before the
-clock starts, tools answered from a dict by canonical args, outputs compared with `==`, no
-invocation log and no check of invocations.
+With --lean, the leanest loop instead (issue #15 item 2: load the case, call the function
+with scripted tools, compare with `==`): the case files' bytes are read before the clock
+starts and decoded inside it, tools are answered from a dict by canonical args, outputs are
+compared with `==`; no invocation log and no check of invocations.
 
-Run: python3 scripts/bench_inprocess.py [--lean] SPEC_DIR MODULE.py"""
+With --lean-decoded, the same loop on cases decoded before the clock starts: only the calls.
+
+With --requests, no loop: the time to decode what an adapter receives, one JSON message
+per case holding its calls and tool scripts (the sandbox's answers, which parcall also sends,
+left out): a floor under any design that sends cases across a process boundary as JSON.
+
+Run: python3 scripts/bench_inprocess.py [--lean | --lean-decoded | --requests] SPEC_DIR MODULE.py"""
 import importlib.util
 import json
 import os
@@ -127,14 +134,37 @@ def lean_dispatch(tools):
     return dispatch
 
 
-def load_cases(spec_dir):
-    cases = []
-    for function in ("execute_tool_calls", "run_parallel_calls"):
+FUNCTIONS = ("execute_tool_calls", "run_parallel_calls")
+
+
+def case_file_texts(spec_dir):
+    """Every case file's text, as (function, text), in the order the loops run them."""
+    texts = []
+    for function in FUNCTIONS:
         folder = os.path.join(spec_dir, "cases", function)
         for name in sorted(os.listdir(folder)):
             with open(os.path.join(folder, name), encoding="utf-8") as f:
-                cases.extend((function, case) for case in json.load(f)["cases"])
-    return cases
+                texts.append((function, f.read()))
+    return texts
+
+
+def decoded(texts):
+    """The cases of the files, each file decoded when its cases are reached."""
+    return ((function, case) for function, text in texts for case in json.loads(text)["cases"])
+
+
+def request_messages(texts):
+    """Per case, the JSON an adapter would receive: its calls and its scripts."""
+    messages = []
+    for function, case in decoded(texts):
+        if function == "execute_tool_calls":
+            tools = case.get("dispatch", {}).get("tools", {})
+        else:
+            tools = case["tools"]
+        batches = [{"calls": b["calls"]} for b in case["batches"]]
+        messages.append(json.dumps({"type": "case", "id": 1, "case": "c", "function": function,
+                                    "tools": tools, "batches": batches}, ensure_ascii=False))
+    return messages
 
 
 def run_lean(cases, module):
@@ -157,26 +187,37 @@ def run_lean(cases, module):
     return failures
 
 
-def main():
-    lean = "--lean" in sys.argv
-    spec_dir, path = [a for a in sys.argv[1:] if a != "--lean"]
-    if lean:
-        spec = importlib.util.spec_from_file_location("solution", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        cases = load_cases(spec_dir)
-        start = time.perf_counter()
-        failures = run_lean(cases, module)
-        print(time.perf_counter() - start, failures)
-        return 0
+def load_module(path):
     spec = importlib.util.spec_from_file_location("solution", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    start = time.perf_counter()
-    failures = run(spec_dir, module)
-    elapsed = time.perf_counter() - start
-    print(elapsed, failures)
-    return 1 if failures else 0
+    return module
+
+
+def main():
+    modes = ("--lean", "--lean-decoded", "--requests")
+    mode = next((a for a in sys.argv[1:] if a in modes), None)
+    spec_dir, path = [a for a in sys.argv[1:] if a not in modes]
+    module = load_module(path)
+    failures = 0
+    if mode == "--lean":
+        texts = case_file_texts(spec_dir)
+        start = time.perf_counter()
+        failures = run_lean(decoded(texts), module)
+    elif mode == "--lean-decoded":
+        cases = list(decoded(case_file_texts(spec_dir)))
+        start = time.perf_counter()
+        failures = run_lean(cases, module)
+    elif mode == "--requests":
+        messages = request_messages(case_file_texts(spec_dir))
+        start = time.perf_counter()
+        for message in messages:
+            json.loads(message)
+    else:
+        start = time.perf_counter()
+        failures = run(spec_dir, module)
+    print(time.perf_counter() - start, failures)
+    return 1 if failures and mode is None else 0
 
 
 if __name__ == "__main__":

@@ -148,10 +148,16 @@ fn by_key(a: &(u64, usize), b: &(u64, usize), object: &Object) -> std::cmp::Orde
 /// integer comparison instead of a `memcmp` call for most pairs.
 fn key_prefix(key: &str) -> u64 {
     let bytes = key.as_bytes();
-    let mut prefix = [0u8; 8];
-    let length = bytes.len().min(8);
-    prefix[..length].copy_from_slice(&bytes[..length]);
-    u64::from_be_bytes(prefix)
+    if let Some(head) = bytes.first_chunk::<8>() {
+        return u64::from_be_bytes(*head);
+    }
+    // A shorter key byte by byte: a copy of a variable length is a `memcpy` call, which
+    // was an eighth of the time of writing a wide object.
+    let mut prefix = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        prefix |= u64::from(byte) << (56 - 8 * i);
+    }
+    prefix
 }
 
 #[cfg(test)]

@@ -20,9 +20,25 @@ pub enum Value {
     Object(Object),
 }
 
-/// An integer of any size, stored as its normalised decimal text (`-0` becomes `0`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Int(Box<str>);
+/// An integer of any size, stored as its normalised decimal text (`-0` becomes `0`). Texts of
+/// up to [`INLINE`] bytes (every `i64`) live inside the value: no allocation to read, copy or
+/// drop one, and no pointer to chase when writing a key (an integer in a heap block of its
+/// own was a cache miss per number).
+#[derive(Clone)]
+pub struct Int(Digits);
+
+/// The longest text kept inline: the enum stays the size of a `String`.
+const INLINE: usize = 22;
+
+#[derive(Clone)]
+enum Digits {
+    /// The text in `bytes[..len]`; the rest is zero.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE],
+    },
+    Heap(Box<str>),
+}
 
 impl Int {
     /// Builds an integer from a JSON integer literal: an optional `-` and ASCII digits.
@@ -37,39 +53,86 @@ impl Int {
         }
         let significant = digits.trim_start_matches('0');
         Some(match (negative, significant.is_empty()) {
-            (_, true) => Int("0".into()),
-            (true, false) => Int(format!("-{significant}").into()),
-            (false, false) => Int(significant.into()),
+            (_, true) => Int::from_text("0"),
+            (true, false) => Int::from_parts("-", significant),
+            (false, false) => Int::from_text(significant),
         })
+    }
+
+    /// `sign` then `digits`, already normalised.
+    fn from_parts(sign: &str, digits: &str) -> Int {
+        let len = sign.len() + digits.len();
+        if len > INLINE {
+            return Int(Digits::Heap(format!("{sign}{digits}").into()));
+        }
+        let mut bytes = [0; INLINE];
+        bytes[..sign.len()].copy_from_slice(sign.as_bytes());
+        bytes[sign.len()..len].copy_from_slice(digits.as_bytes());
+        Int(Digits::Inline {
+            len: len as u8,
+            bytes,
+        })
+    }
+
+    /// Normalised text as it is.
+    fn from_text(text: &str) -> Int {
+        Int::from_parts("", text)
     }
 
     /// The exact value when it fits an `i64`.
     pub fn as_i64(&self) -> Option<i64> {
-        self.0.parse().ok()
+        self.as_str().parse().ok()
     }
 
     /// The double nearest to the integer (infinite past the largest double), as a runtime
     /// with one number type reads it.
     pub fn to_f64(&self) -> f64 {
         // Rust parses decimal text of any length with correct rounding.
-        self.0.parse().unwrap_or(f64::NAN)
+        self.as_str().parse().unwrap_or(f64::NAN)
     }
 
     /// The decimal text, as Python's `str(int)` writes it.
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Digits::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).expect("ASCII digits")
+            }
+            Digits::Heap(text) => text,
+        }
+    }
+}
+
+// Equality, hashing and debugging go by the text: the same integer always has the same one.
+impl PartialEq for Int {
+    fn eq(&self, other: &Int) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Int {}
+
+impl std::hash::Hash for Int {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Int").field(&self.as_str()).finish()
     }
 }
 
 impl From<i64> for Int {
     fn from(value: i64) -> Int {
-        Int(value.to_string().into())
+        let mut buffer = itoa::Buffer::new();
+        Int::from_text(buffer.format(value))
     }
 }
 
 impl fmt::Display for Int {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
@@ -166,6 +229,22 @@ mod tests {
     #[test]
     fn int_literals_normalise_like_python() {
         assert_eq!(Int::from_literal("-0").unwrap().as_str(), "0");
+        assert_eq!(Int::from_literal("-000").unwrap(), Int::from(0));
+        // Inline and on the heap alike, at the boundary and past it.
+        for text in [
+            "9223372036854775807",
+            "-9223372036854775808",
+            "1234567890123456789012",
+            "-123456789012345678901",
+            "12345678901234567890123",
+            "-1234567890123456789012",
+        ] {
+            let int = Int::from_literal(text).unwrap();
+            assert_eq!(int.as_str(), text);
+            assert_eq!(int, Int::from_literal(&format!("{}", int)).unwrap());
+            assert_eq!(format!("{int:?}"), format!("Int({text:?})"));
+        }
+        assert_eq!(Int::from(i64::MIN).as_str(), "-9223372036854775808");
         assert_eq!(Int::from_literal("007").unwrap().as_str(), "7");
         assert_eq!(Int::from_literal("-12").unwrap().as_str(), "-12");
         assert!(Int::from_literal("1.0").is_none());
