@@ -356,3 +356,42 @@ fn schema_and_loader_agree_on_the_range_of_max_parallel(#[case] value: &str, #[c
     let loader_ok = Spec::load(dir.path()).is_ok();
     assert_eq!((schema_ok, loader_ok), (valid, valid));
 }
+
+#[test]
+fn files_read_in_parallel_give_cases_and_problems_in_file_order() {
+    // Case files are read two at a time; cases, their locations and every problem still
+    // come out in file order, the same on every load.
+    let dir = copy_spec_with("execute_tool_calls/aaa.json", "{\"function\": ");
+    std::fs::write(
+        dir.path().join("cases/run_parallel_calls/zzz.json"),
+        "[not json",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("cases/execute_tool_calls/mmm.json"), "{}").unwrap();
+    let problems = || match Spec::load(dir.path()) {
+        Err(error) => error.problems,
+        Ok(_) => panic!("the broken files load"),
+    };
+    let first = problems();
+    let files: Vec<&str> = ["aaa.json", "mmm.json", "zzz.json"]
+        .into_iter()
+        .filter(|f| first.iter().any(|p| p.contains(f)))
+        .collect();
+    assert_eq!(files, ["aaa.json", "mmm.json", "zzz.json"], "{first:#?}");
+    let position = |file: &str| first.iter().position(|p| p.contains(file)).unwrap();
+    assert!(position("aaa.json") < position("mmm.json"));
+    assert!(position("mmm.json") < position("zzz.json"));
+    for _ in 0..5 {
+        assert_eq!(problems(), first);
+    }
+    let spec = bundled();
+    let again = bundled();
+    let ids = |spec: &Spec| {
+        spec.cases
+            .iter()
+            .map(|c| c.id().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&spec), ids(&again));
+    assert_eq!(spec.locations, again.locations);
+}

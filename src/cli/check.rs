@@ -72,14 +72,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     let mut out = stdout.lock();
     report::write(&report, args.format, palette, &mut out)?;
     out.flush()?;
-    if unwritten {
-        return Ok(exit::INCOMPLETE);
-    }
-    Ok(match report.verdict {
+    let code = match report.verdict {
+        _ if unwritten => exit::INCOMPLETE,
         Verdict::Conforms => exit::SUCCESS,
         Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
         Verdict::Error => exit::INCOMPLETE,
-    })
+    };
+    // The process exits next: freeing the spec value by value is work for nothing, and for
+    // a `--spec` export of 10,000 generated cases (150 MB) it took a third of a second.
+    std::mem::forget(plan.spec);
+    Ok(code)
 }
 
 /// Writes one `--report FORMAT=PATH`, uncoloured, through a temporary file beside it and

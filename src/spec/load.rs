@@ -125,23 +125,25 @@ impl Spec {
         let mut problems = Vec::new();
         let version = read_version(source, &mut problems);
         let requirements = read_requirements(source, &mut problems);
-        let mut cases = Vec::new();
-        let mut locations = HashMap::new();
+        let mut files = Vec::new();
         for function in Function::ALL {
             for path in case_files(source, function, &mut problems) {
-                let first = cases.len();
-                if let Some(text) =
-                    read_case_file(source, &path, function, &mut cases, &mut problems)
-                {
-                    let ids = cases[first..].iter().map(SpecCase::id);
-                    for (case, line) in cases[first..].iter().zip(lines_of_ids(&text, ids)) {
-                        if let Some(line) = line {
-                            let path = source.annotation_path(&path);
-                            locations.insert(case.id().to_owned(), Location { path, line });
-                        }
-                    }
+                files.push((function, path));
+            }
+        }
+        let mut cases = Vec::new();
+        let mut locations = HashMap::new();
+        // In file order whichever thread read them, so cases and problems come out the same
+        // every time.
+        for file in read_case_files(source, &files) {
+            problems.extend(file.problems);
+            for (case, line) in file.cases.iter().zip(file.lines) {
+                if let Some(line) = line {
+                    let path = source.annotation_path(&case.file);
+                    locations.insert(case.id().to_owned(), Location { path, line });
                 }
             }
+            cases.extend(file.cases);
         }
         check_links(&requirements, &cases, &mut problems);
         if problems.is_empty() {
@@ -266,6 +268,48 @@ fn case_files(source: &Source, function: Function, problems: &mut Vec<String>) -
         .json_files(&format!("cases/{}", function.name()))
         .map_err(|problem| problems.push(problem))
         .unwrap_or_default()
+}
+
+/// One case file, read: its cases, the line of each case's id, and its problems.
+#[derive(Default)]
+struct ReadFile {
+    cases: Vec<SpecCase>,
+    lines: Vec<Option<usize>>,
+    problems: Vec<String>,
+}
+
+/// Reads the case files, two at a time: a spec export of 10,000 generated cases is two files
+/// of 60 and 100 MB, whose reading is most of `check --spec` (BENCHMARKS.md section 3).
+/// Returned in the order given.
+fn read_case_files(source: &Source, files: &[(Function, String)]) -> Vec<ReadFile> {
+    let read = |(function, path): &(Function, String)| {
+        let mut file = ReadFile::default();
+        if let Some(text) =
+            read_case_file(source, path, *function, &mut file.cases, &mut file.problems)
+        {
+            file.lines = lines_of_ids(&text, file.cases.iter().map(SpecCase::id));
+        }
+        file
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(file) = files.get(index) else {
+                return done;
+            };
+            done.push((index, read(file)));
+        }
+    };
+    let mut read_files: Vec<(usize, ReadFile)> = std::thread::scope(|scope| {
+        let helper = scope.spawn(worker);
+        let mut mine = worker();
+        mine.extend(helper.join().expect("a case file reader does not panic"));
+        mine
+    });
+    read_files.sort_by_key(|(index, _)| *index);
+    read_files.into_iter().map(|(_, file)| file).collect()
 }
 
 /// Reads one case file into `cases`; returns its text when it was read.
