@@ -22,4 +22,4 @@ pub use serde_glue::{
 };
 pub use to_value::{to_value, try_to_value, ToValueError};
 pub use value::{Int, Object, Value};
-pub use write::{dumps, dumps_object, dumps_str, json_float, Style};
+pub use write::{dumps, dumps_object, dumps_str, json_float, JsonText, Style};

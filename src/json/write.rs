@@ -74,6 +74,49 @@ pub fn dumps_str(text: &str) -> String {
     scratch.out
 }
 
+/// JSON written by hand, piece by piece, into one string: for messages whose shape is fixed
+/// and whose parts are [`Value`]s, without first building a `Value` of the whole message
+/// (that copy was most of the cost of encoding a case message).
+pub struct JsonText {
+    scratch: Scratch,
+    style: Style,
+}
+
+impl JsonText {
+    pub fn new(style: Style) -> JsonText {
+        JsonText {
+            scratch: Scratch::default(),
+            style,
+        }
+    }
+
+    /// Text written as it is: punctuation, and keys the caller knows need no escape.
+    pub fn raw(&mut self, text: &str) -> &mut JsonText {
+        self.scratch.out.push_str(text);
+        self
+    }
+
+    /// A string literal.
+    pub fn string(&mut self, text: &str) -> &mut JsonText {
+        self.scratch.writer(self.style).string(text);
+        self
+    }
+
+    pub fn value(&mut self, value: &Value) -> &mut JsonText {
+        self.scratch.writer(self.style).value(value, 0);
+        self
+    }
+
+    pub fn object(&mut self, object: &Object) -> &mut JsonText {
+        self.scratch.writer(self.style).object(object, 0);
+        self
+    }
+
+    pub fn into_string(self) -> String {
+        self.scratch.out
+    }
+}
+
 /// What a [`Writer`] writes into: the output, and the key orders of the objects in it.
 #[derive(Default)]
 struct Scratch {

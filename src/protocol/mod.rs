@@ -8,7 +8,7 @@ pub use messages::{
     BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply,
     Request, PROTOCOL_VERSION,
 };
-pub use tables::{case_request, dispatch_table_for};
+pub use tables::{case_line, case_request, dispatch_table_for};
 
 use crate::json::{self, Style};
 use thiserror::Error;

@@ -401,11 +401,8 @@ impl Runner<'_> {
             // The implementation never learns which case it runs: the label it gets is the
             // correlation id, which starts at a random number every run.
             let label = format!("c{:x}", self.next_id);
-            let request =
-                protocol::case_request(self.next_id, &label, &case.case, self.number_model);
-            session
-                .child
-                .send(protocol::encode(&Request::Case(request)));
+            let line = protocol::case_line(self.next_id, &label, &case.case, self.number_model);
+            session.child.send(line);
             in_flight.push_back(InFlight {
                 id: self.next_id,
                 case,
