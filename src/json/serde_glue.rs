@@ -53,12 +53,15 @@ impl ShapeError {
         }
     }
 
-    /// The error as a message an outer deserializer carries back to [`located`].
+    /// The error as a message an outer deserializer carries back to [`located`]: the mark,
+    /// the path's length in bytes, the mark, the path, the message. The length, not a
+    /// closing mark, ends the path: a key may hold any character, the mark included.
     fn nested(&self) -> String {
         if self.path.is_empty() {
             self.message.clone()
         } else {
-            format!("{PATH_MARK}{}{PATH_MARK}{}", self.path, self.message)
+            let (path, message) = (&self.path, &self.message);
+            format!("{PATH_MARK}{}{PATH_MARK}{path}{message}", path.len())
         }
     }
 }
@@ -66,15 +69,16 @@ impl ShapeError {
 impl de::Error for ShapeError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
         let text = msg.to_string();
-        if let Some(marked) = text.strip_prefix(PATH_MARK) {
-            if let Some((path, message)) = marked.split_once(PATH_MARK) {
-                return ShapeError {
-                    path: path.to_owned(),
-                    message: message.to_owned(),
-                };
-            }
-        }
-        ShapeError::new(text)
+        let marked = text.strip_prefix(PATH_MARK).and_then(|rest| {
+            let (length, rest) = rest.split_once(PATH_MARK)?;
+            let length: usize = length.parse().ok()?;
+            let path = rest.get(..length)?;
+            Some(ShapeError {
+                path: path.to_owned(),
+                message: rest[length..].to_owned(),
+            })
+        });
+        marked.unwrap_or_else(|| ShapeError::new(text))
     }
 }
 
@@ -261,8 +265,16 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Chained<A> {
             return self.rest.next_key_seed(seed);
         };
         let read = seed.deserialize(de::value::StrDeserializer::<ShapeError>::new(&key));
+        // An unknown key names itself in the path, as one read after the tag does.
+        let read = read.map_err(|e| {
+            let at_key = ShapeError {
+                path: join_path(&key, &e.path),
+                message: e.message,
+            };
+            de::Error::custom(at_key.nested())
+        });
         self.pending = Some((key, value));
-        read.map(Some).map_err(|e| de::Error::custom(e.nested()))
+        read.map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
@@ -835,6 +847,27 @@ mod tests {
             assert_eq!(
                 read::<CaseFile>(&file).unwrap_err(),
                 "cases[0].tools.f.responses[0].answers[1]: missing field `message`"
+            );
+        }
+        // An unknown field names itself in the path wherever the tag is.
+        for answer in [
+            r#"{"type": "raise", "message": "m", "bogus": 1}"#,
+            r#"{"bogus": 1, "message": "m", "type": "raise"}"#,
+        ] {
+            let error = read::<Answer>(answer).unwrap_err();
+            assert!(error.starts_with("bogus: unknown field `bogus`"), "{error}");
+        }
+        // A key holding the character that marks paths in nested errors stays whole.
+        for key in ["x", r"\u0001x", r"\u00011\u0001x"] {
+            let reply = format!(
+                r#"{{"batches": [{{"status": "returned", "output": 1, "invocations": [], "{key}": 1}}], "id": 1, "output": "", "type": "result"}}"#
+            );
+            let key = parse(&format!("\"{key}\"")).unwrap();
+            let key = key.as_str().unwrap();
+            let error = read::<Reply>(&reply).unwrap_err();
+            assert!(
+                error.starts_with(&format!("batches[0].{key}: unknown field `{key}`")),
+                "{error:?}"
             );
         }
         // An error in a field read before the tag names that field.

@@ -56,9 +56,7 @@ impl Style {
 
 /// Writes `value` in `style`.
 pub fn dumps(value: &Value, style: Style) -> String {
-    let mut scratch = Scratch::default();
-    scratch.writer(style).value(value, 0);
-    scratch.out
+    with_scratch(|scratch| scratch.writer(style).value(value, 0))
 }
 
 /// Writes an object in `style` without wrapping it in a [`Value`] first.

@@ -22,24 +22,29 @@ impl InvocationDiff {
 /// their canonical JSON, so the arguments must arrive exactly (`1` is not `1.0`, `-0.0` is
 /// not `0.0`), while object key order does not matter.
 pub fn multiset_difference(expected: &[Value], actual: &[Value]) -> InvocationDiff {
-    let mut balance: HashMap<String, (isize, &Value)> = HashMap::new();
-    for value in expected {
-        balance
-            .entry(dumps(value, Style::CANONICAL))
-            .or_insert((0, value))
-            .0 += 1;
+    // Each invocation's canonical JSON, written once.
+    let key = |value: &Value| dumps(value, Style::CANONICAL);
+    let expected_keys: Vec<String> = expected.iter().map(key).collect();
+    let actual_keys: Vec<String> = actual.iter().map(key).collect();
+    // Most passing cases report their invocations in the order expected.
+    if expected_keys == actual_keys {
+        return InvocationDiff::default();
     }
-    for value in actual {
-        balance
-            .entry(dumps(value, Style::CANONICAL))
-            .or_insert((0, value))
-            .0 -= 1;
+    let mut balance: HashMap<&str, isize> = HashMap::new();
+    for key in &expected_keys {
+        *balance.entry(key).or_insert(0) += 1;
+    }
+    for key in &actual_keys {
+        *balance.entry(key).or_insert(0) -= 1;
     }
     let mut diff = InvocationDiff::default();
     // Report in the order the invocations were listed, so the report is stable.
-    for value in expected.iter().chain(actual) {
-        let key = dumps(value, Style::CANONICAL);
-        if let Some((count, _)) = balance.remove(&key) {
+    let listed = expected
+        .iter()
+        .zip(&expected_keys)
+        .chain(actual.iter().zip(&actual_keys));
+    for (value, key) in listed {
+        if let Some(count) = balance.remove(key.as_str()) {
             let target = if count > 0 {
                 &mut diff.missing
             } else {
@@ -69,5 +74,9 @@ mod tests {
         let diff = multiset_difference(&expected, &values(r#"[{"a": 1}, {"a": 1.0}]"#));
         assert_eq!(diff.missing, values(r#"[{"b": 2}, {"b": 2}]"#));
         assert_eq!(diff.unexpected, values(r#"[{"a": 1.0}]"#));
+        // Equal values that are not the same JSON (IEEE `==` says -0.0 is 0.0) differ.
+        let diff = multiset_difference(&values(r#"[{"a": 0.0}]"#), &values(r#"[{"a": -0.0}]"#));
+        assert_eq!(diff.missing, values(r#"[{"a": 0.0}]"#));
+        assert_eq!(diff.unexpected, values(r#"[{"a": -0.0}]"#));
     }
 }

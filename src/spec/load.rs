@@ -252,9 +252,13 @@ fn lines_of_ids<'c>(text: &str, ids: impl Iterator<Item = &'c str>) -> Vec<Optio
                 found
             }
         };
-        line += newlines(at, found);
-        at = found;
-        Some(line)
+        let found_line = line + newlines(at, found);
+        // The next search starts on the next line, as a search line by line would.
+        (at, line) = match text[found..].find('\n') {
+            Some(end) => (found + end + 1, found_line + 1),
+            None => (text.len(), found_line + 1),
+        };
+        Some(found_line)
     })
     .collect()
 }
@@ -554,6 +558,12 @@ mod tests {
         assert_eq!(
             lines(&["a-001", "a-002", "a-003"]),
             [Some(2), Some(4), Some(5)]
+        );
+        // An id on the line of an earlier one is searched from the next line, as before.
+        let shared = "{\"id\": \"a\", \"x\": {\"id\": \"b\"}},\n{\"id\": \"b\"}\n";
+        assert_eq!(
+            lines_of_ids(shared, ["a", "b"].into_iter()),
+            [Some(1), Some(2)]
         );
         // An id out of file order is still found, by wrapping around.
         assert_eq!(lines(&["a-002", "a-001"]), [Some(4), Some(2)]);
