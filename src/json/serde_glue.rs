@@ -313,11 +313,14 @@ impl<'de> de::Deserializer<'de> for &'de Value {
             },
             Value::Float(f) => visitor.visit_f64(*f),
             Value::Str(s) => visitor.visit_borrowed_str(s),
-            Value::List(items) => visitor.visit_seq(ListAccess(items.iter())),
-            Value::Object(object) => visitor.visit_map(ObjectAccess {
-                entries: object.iter(),
-                pending: None,
-            }),
+            Value::List(items) => visitor.visit_seq(Items(items.iter())),
+            Value::Object(object) => {
+                visitor.visit_map(Entries::new(object.iter().map(|(k, v)| {
+                    let key: de::value::BorrowedStrDeserializer<'de, ShapeError> =
+                        de::value::BorrowedStrDeserializer::new(k);
+                    (key, v)
+                })))
+            }
         }
     }
 
@@ -374,56 +377,6 @@ fn unexpected(value: &Value) -> de::Unexpected<'_> {
     }
 }
 
-struct ListAccess<'de>(std::slice::Iter<'de, Value>);
-
-impl<'de> SeqAccess<'de> for ListAccess<'de> {
-    type Error = ShapeError;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, ShapeError> {
-        self.0.next().map(|item| seed.deserialize(item)).transpose()
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
-    }
-}
-
-struct ObjectAccess<'de> {
-    entries: indexmap::map::Iter<'de, String, Value>,
-    pending: Option<&'de Value>,
-}
-
-impl<'de> MapAccess<'de> for ObjectAccess<'de> {
-    type Error = ShapeError;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, ShapeError> {
-        let Some((key, value)) = self.entries.next() else {
-            return Ok(None);
-        };
-        self.pending = Some(value);
-        let key: de::value::BorrowedStrDeserializer<'de, ShapeError> =
-            de::value::BorrowedStrDeserializer::new(key);
-        seed.deserialize(key).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, ShapeError> {
-        let value = self
-            .pending
-            .take()
-            .ok_or_else(|| ShapeError::new("a map value was asked for before its key"))?;
-        seed.deserialize(value)
-    }
-}
-
 /// A value read by taking it apart: strings and `Value` fields move out of it.
 struct Owned(Value);
 
@@ -442,11 +395,13 @@ impl<'de> de::Deserializer<'de> for Owned {
             },
             Value::Float(f) => visitor.visit_f64(f),
             Value::Str(s) => visitor.visit_string(s),
-            Value::List(items) => visitor.visit_seq(OwnedList(items.into_iter())),
-            Value::Object(object) => visitor.visit_map(OwnedObject {
-                entries: object.into_iter(),
-                pending: None,
-            }),
+            Value::List(items) => visitor.visit_seq(Items(items.into_iter().map(Owned))),
+            Value::Object(object) => {
+                visitor.visit_map(Entries::new(object.into_iter().map(|(k, v)| {
+                    let key: de::value::StringDeserializer<ShapeError> = k.into_deserializer();
+                    (key, Owned(v))
+                })))
+            }
         }
     }
 
@@ -490,19 +445,21 @@ impl<'de> de::Deserializer<'de> for Owned {
     }
 }
 
-struct OwnedList(std::vec::IntoIter<Value>);
+/// A list's items, each read by its own deserializer (a `&Value` or an [`Owned`] value).
+struct Items<I>(I);
 
-impl<'de> SeqAccess<'de> for OwnedList {
+impl<'de, I, D> SeqAccess<'de> for Items<I>
+where
+    I: ExactSizeIterator<Item = D>,
+    D: de::Deserializer<'de, Error = ShapeError>,
+{
     type Error = ShapeError;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, ShapeError> {
-        self.0
-            .next()
-            .map(|item| seed.deserialize(Owned(item)))
-            .transpose()
+        self.0.next().map(|item| seed.deserialize(item)).transpose()
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -510,23 +467,37 @@ impl<'de> SeqAccess<'de> for OwnedList {
     }
 }
 
-struct OwnedObject {
-    entries: indexmap::map::IntoIter<String, Value>,
-    pending: Option<Value>,
+/// An object's entries, key and value each read by its own deserializer.
+struct Entries<I, D> {
+    entries: I,
+    pending: Option<D>,
 }
 
-impl<'de> MapAccess<'de> for OwnedObject {
+impl<I, D> Entries<I, D> {
+    fn new(entries: I) -> Self {
+        Entries {
+            entries,
+            pending: None,
+        }
+    }
+}
+
+impl<'de, I, K, D> MapAccess<'de> for Entries<I, D>
+where
+    I: ExactSizeIterator<Item = (K, D)>,
+    K: de::Deserializer<'de, Error = ShapeError>,
+    D: de::Deserializer<'de, Error = ShapeError>,
+{
     type Error = ShapeError;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(
+    fn next_key_seed<S: DeserializeSeed<'de>>(
         &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, ShapeError> {
+        seed: S,
+    ) -> Result<Option<S::Value>, ShapeError> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
         self.pending = Some(value);
-        let key: de::value::StringDeserializer<ShapeError> = key.into_deserializer();
         seed.deserialize(key).map(Some)
     }
 
@@ -538,7 +509,7 @@ impl<'de> MapAccess<'de> for OwnedObject {
             .pending
             .take()
             .ok_or_else(|| ShapeError::new("a map value was asked for before its key"))?;
-        seed.deserialize(Owned(value))
+        seed.deserialize(value)
     }
 
     fn size_hint(&self) -> Option<usize> {
