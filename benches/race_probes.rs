@@ -1,8 +1,11 @@
 //! What the race probes cost and what they catch, side by side in one run: `parcall check`
 //! of the (sequential) Python solution over the spec plus 10,000 generated cases, exported
-//! once with their latency and once without (`spec export --no-latency`), and the racy
-//! cache example checked on seeds 1-20, counting the seeds where the generated cases catch
-//! it (the spec's fixed cases catch it too; they are not what is measured).
+//! once with their latency and once without (`spec export --no-latency`), the two checks
+//! alternated three times and the median of each kept (the machines are noisy); then two
+//! concurrent broken modules checked on seeds 1-20, counting the seeds where the generated
+//! cases catch them on their own (the spec's fixed cases catch them too; they are not what is
+//! measured): the racy cache example (`run_parallel_calls`) and a fixture whose workers share
+//! one slot for the id of the call they run (`execute_tool_calls`).
 //! Run: `cargo bench --bench race_probes`; `-- --parcall PATH` measures another build.
 
 use std::path::Path;
@@ -11,6 +14,7 @@ use std::time::Instant;
 
 const GENERATED_PER_FUNCTION: &str = "5000";
 const SEEDS: u64 = 20;
+const ROUNDS: usize = 3;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -35,14 +39,14 @@ fn main() {
         )
     };
 
-    let mut seconds = Vec::new();
+    let mut specs = Vec::new();
     for (name, strip) in [("with", false), ("without", true)] {
         let spec = dir.path().join(name);
-        let spec = spec.to_str().unwrap();
+        let spec = spec.to_str().unwrap().to_owned();
         let mut export = vec![
             "spec",
             "export",
-            spec,
+            &spec,
             "--generated",
             GENERATED_PER_FUNCTION,
         ];
@@ -51,61 +55,95 @@ fn main() {
             export.push("--no-latency");
         }
         assert_eq!(run(&export).0, Some(0), "spec export failed");
-        let started = Instant::now();
-        let check = [
-            "check",
-            solution.to_str().unwrap(),
-            "--spec",
-            spec,
-            "--fuzz",
-            "0",
-            "--no-regressions",
-            "--format",
-            "tap",
-        ];
-        let (code, tap) = run(&check);
-        assert_eq!(code, Some(0), "{}", tap.lines().last().unwrap_or_default());
-        seconds.push(started.elapsed().as_secs_f64());
+        specs.push(spec);
     }
+    let mut seconds = [Vec::new(), Vec::new()];
+    for _ in 0..ROUNDS {
+        for (spec, times) in specs.iter().zip(&mut seconds) {
+            let started = Instant::now();
+            let check = [
+                "check",
+                solution.to_str().unwrap(),
+                "--spec",
+                spec,
+                "--fuzz",
+                "0",
+                "--no-regressions",
+                "--format",
+                "tap",
+            ];
+            let (code, tap) = run(&check);
+            assert_eq!(code, Some(0), "{}", tap.lines().last().unwrap_or_default());
+            times.push(started.elapsed().as_secs_f64());
+        }
+    }
+    let [with, without] = seconds.map(median);
     let probed = count_probed(&dir.path().join("with"));
 
-    let racy = root.join("conformance/examples/python/broken/dedup_racy_cache.py");
-    let caught = (1..=SEEDS)
-        .filter(|seed| {
-            let seed = seed.to_string();
-            let (_, json) = run(&[
-                "check",
-                racy.to_str().unwrap(),
-                "--function",
-                "run_parallel_calls",
-                "--no-regressions",
-                "--seed",
-                &seed,
-                "--format",
-                "json",
-            ]);
-            let report = parcall::json::parse(&json).expect("a JSON report");
-            let failed = report.as_object().and_then(|r| r.get("generated"));
-            failed
-                .and_then(|g| g.as_list())
-                .and_then(|g| g.first())
-                .and_then(|g| g.as_object())
-                .and_then(|g| g.get("failed"))
-                .is_some_and(|n| n.to_string() != "0")
-        })
-        .count();
+    // Seeds where the generated cases of `function` fail `module`, and how many fail in all.
+    let caught = |module: &Path, function: &str| {
+        let mut failing = 0;
+        let seeds = (1..=SEEDS)
+            .filter(|seed| {
+                let seed = seed.to_string();
+                let module = module.to_str().unwrap();
+                let (_, json) = run(&[
+                    "check",
+                    module,
+                    "--function",
+                    function,
+                    "--no-regressions",
+                    "--seed",
+                    &seed,
+                    "--format",
+                    "json",
+                ]);
+                let report = parcall::json::parse(&json).expect("a JSON report");
+                let failed = report
+                    .as_object()
+                    .and_then(|r| r.get("generated"))
+                    .and_then(|g| g.as_list())
+                    .and_then(|g| g.first())
+                    .and_then(|g| g.as_object())
+                    .and_then(|g| g.get("failed"))
+                    .map_or(0, |n| n.to_string().parse::<u64>().unwrap_or(0));
+                failing += failed;
+                failed > 0
+            })
+            .count();
+        (seeds, failing)
+    };
+    let racy = caught(
+        &root.join("conformance/examples/python/broken/dedup_racy_cache.py"),
+        "run_parallel_calls",
+    );
+    let shared = caught(
+        &root.join("conformance/fixtures/python/ids_shared_between_workers.py"),
+        "execute_tool_calls",
+    );
 
-    println!("race probes: the Python solution over the spec and 10,000 generated cases (seed 1)");
+    println!(
+        "race probes: the Python solution over the spec and 10,000 generated cases (seed 1), \
+         median of {ROUNDS} alternated runs"
+    );
     println!("| run | wall time | ratio |");
     println!("| --- | --- | --- |");
-    println!("| without latency | {:.2} s | 1.00x |", seconds[1]);
+    println!("| without latency | {without:.2} s | 1.00x |");
     println!(
-        "| with the race probes ({probed} cases with latency) | {:.2} s | {:.2}x (probes: {:.0}% of the run) |",
-        seconds[0],
-        seconds[0] / seconds[1],
-        (seconds[0] - seconds[1]) / seconds[0] * 100.0
+        "| with the race probes ({probed} cases with latency) | {with:.2} s | {:.2}x (probes: {:.0}% of the run) |",
+        with / without,
+        (with - without) / with * 100.0
     );
-    println!("racy cache example caught by generated cases on {caught} of {SEEDS} seeds");
+    let line = |what: &str, (seeds, failing): (usize, u64)| {
+        println!("{what} caught by generated cases on {seeds} of {SEEDS} seeds ({failing} failing generated cases in all)");
+    };
+    line("racy cache example", racy);
+    line("ids shared between workers", shared);
+}
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 /// How many exported cases have a tool script with latency.

@@ -205,7 +205,7 @@ fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
 }
 
 fn strip_latency(case: &mut crate::spec::SpecCase) {
-    use crate::spec::{Case, Dispatch};
+    use crate::spec::{Case, Dispatch, ToolScript};
     let scripts = match std::sync::Arc::make_mut(&mut case.case) {
         Case::Exec(c) => match &mut c.dispatch {
             Dispatch::Scripted { tools } => tools,
@@ -213,5 +213,5 @@ fn strip_latency(case: &mut crate::spec::SpecCase) {
         },
         Case::Dedup(c) => &mut c.tools,
     };
-    scripts.values_mut().for_each(|s| s.latency_ms = 0);
+    scripts.values_mut().for_each(ToolScript::clear_latency);
 }

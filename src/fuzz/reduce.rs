@@ -6,7 +6,7 @@
 
 use crate::generate::cases::GeneratedInput;
 use crate::json::{Int, Object, Value};
-use crate::spec::{Answer, ToolScript};
+use crate::spec::{Answer, Dispatch, ToolScript};
 use indexmap::IndexMap;
 
 /// One simple edit of an input, built only when it is tried. Building every candidate up
@@ -26,6 +26,18 @@ pub fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
     let mut out: Vec<Candidate<'_>> = Vec::new();
     match input {
         GeneratedInput::Exec { dispatch, batches } => {
+            if let Dispatch::Scripted { tools } = dispatch {
+                if tools.values().any(ToolScript::has_latency) {
+                    out.push(Box::new(move || {
+                        let mut tools = tools.clone();
+                        tools.values_mut().for_each(ToolScript::clear_latency);
+                        GeneratedInput::Exec {
+                            dispatch: Dispatch::Scripted { tools },
+                            batches: batches.clone(),
+                        }
+                    }));
+                }
+            }
             let calls: Vec<Value> = batches.iter().map(|(c, _)| c.clone()).collect();
             for edit in list_edits(calls, call_edits) {
                 out.push(Box::new(move || GeneratedInput::Exec {
@@ -70,8 +82,8 @@ pub fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
                 })));
             }
             for (name, script) in tools {
-                if script.latency_ms > 0 {
-                    out.push(with_tools(Box::new(move |t| t[name].latency_ms = 0)));
+                if script.has_latency() {
+                    out.push(with_tools(Box::new(move |t| t[name].clear_latency())));
                 }
                 for (r, response) in script.responses.iter().enumerate() {
                     if response.answers.len() > 1 {

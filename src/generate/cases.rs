@@ -6,9 +6,11 @@ use super::calls::{exec_calls, long_exec_batch, max_parallel, EQUIVALENT};
 use super::values::{args, deep_args, permute_keys, tricky_string, value};
 use crate::json::{Object, Value};
 use crate::protocol::dispatch_table_for;
+use crate::reference::{canonical_args, plan, Verdict, DEFAULT_MAX_PARALLEL};
 use crate::spec::{Answer, Case, Dispatch, ExceptionClass, Response, SpecCase, ToolScript};
 use indexmap::IndexMap;
 use proptest::prelude::*;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// The inputs of a generated case: tools and batches, no expectations yet.
@@ -29,35 +31,79 @@ pub enum GeneratedInput {
 /// a thread pool to start a duplicate while the first call of a key is in flight (only
 /// that first call waits, see [`ToolScript::latency_ms`]), and short enough that an
 /// implementation that runs calls one by one, and so pays every wait in series, stays fast.
-/// The cases given latency are only those where a race can show ([`can_race_exec`],
-/// [`can_race_dedup`]).
+/// Only the calls a race can show on wait ([`racing_exec_calls`], [`racing_dedup_calls`]).
 fn latency(one_in: u32) -> impl Strategy<Value = u64> {
-    prop_oneof![one_in - 1 => Just(0u64), 1 => Just(1u64)]
+    prop_oneof![one_in - 1 => Just(0u64), 1 => Just(PROBE_MS)]
 }
 
-/// Whether waiting can reveal a race in `execute_tool_calls` batches: some batch dispatches
-/// two calls or more (calls finishing out of order, ids checked by racing workers), and
-/// none is long (hundreds of first calls would wait in series in a sequential
-/// implementation, for nothing a short batch does not show).
-fn can_race_exec(batches: &[(Value, Option<u64>)]) -> bool {
-    let len = |calls: &Value| calls.as_list().map_or(0, <[Value]>::len);
-    batches.iter().any(|(calls, _)| len(calls) >= 2)
-        && batches.iter().all(|(calls, _)| len(calls) <= 16)
+/// The wait of a generated race probe, in milliseconds.
+const PROBE_MS: u64 = 1;
+
+/// The spec's scripts with every wait cut to [`PROBE_MS`], where it was: a variant is one
+/// more probe of the same calls, and the fixed case itself still runs with its own longer
+/// waits. Kept whole, a variant of a case whose every call waits 20 or 30 ms made a
+/// sequential implementation wait up to 80 ms per variant: most of what the probes cost.
+fn probe_waits(tools: &IndexMap<String, ToolScript>) -> IndexMap<String, ToolScript> {
+    let cut = |ms: u64| ms.min(PROBE_MS);
+    let mut tools = tools.clone();
+    for script in tools.values_mut() {
+        script.latency_ms = cut(script.latency_ms);
+        for response in &mut script.responses {
+            response.latency_ms = response.latency_ms.map(cut);
+        }
+    }
+    tools
 }
 
-/// Whether waiting can reveal a race in `run_parallel_calls` batches: some batch calls one
-/// distinct call twice that no earlier batch called (only the first invocation of each
-/// args in a case waits), so a duplicate can start while the first is in flight.
-fn can_race_dedup(picks: &[Vec<usize>]) -> bool {
-    let mut earlier = std::collections::HashSet::new();
-    picks.iter().any(|batch| {
-        let mut seen = std::collections::HashSet::new();
-        let repeats_a_fresh_call = batch
-            .iter()
-            .any(|i| !seen.insert(*i) && !earlier.contains(i));
+/// The calls held in flight in `execute_tool_calls` batches, as (tool, canonical
+/// arguments): in each batch that dispatches two calls or more, the first dispatched call
+/// whose arguments no earlier batch dispatched (only the first invocation of each arguments
+/// waits). While it waits the batch's other calls finish, so results come back out of call
+/// order and any id a worker holds in shared state is overwritten; a sequential
+/// implementation pays one wait per batch.
+fn racing_exec_calls(batches: &[(Value, Option<u64>)]) -> HashSet<(String, String)> {
+    let mut earlier = HashSet::new();
+    let mut racing = HashSet::new();
+    for (calls, max_parallel) in batches {
+        let calls = crate::reference::input::tool_calls(calls).unwrap_or_default();
+        let decisions = plan(&calls, max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL));
+        let dispatched: Vec<(String, String)> = calls
+            .into_iter()
+            .zip(decisions)
+            .filter(|(_, decision)| decision.verdict == Verdict::Dispatch)
+            .map(|(call, _)| {
+                let key = canonical_args(&call.arguments.unwrap_or_default());
+                (call.tool, key)
+            })
+            .collect();
+        if dispatched.len() >= 2 {
+            if let Some(held) = dispatched.iter().find(|call| !earlier.contains(*call)) {
+                racing.insert(held.clone());
+            }
+        }
+        earlier.extend(dispatched);
+    }
+    racing
+}
+
+/// The calls whose wait can reveal a race in `run_parallel_calls` batches, as (tool,
+/// canonical args): those a batch calls twice or more and no earlier batch called (only the
+/// first invocation of each args in a case waits), so a duplicate can start while the first
+/// is in flight. Only these wait: a sequential implementation pays for nothing else.
+fn racing_dedup_calls(batches: &[Value]) -> HashSet<(String, String)> {
+    let mut earlier = HashSet::new();
+    let mut racing = HashSet::new();
+    for calls in batches {
+        let mut seen = HashSet::new();
+        for call in crate::reference::input::dedup_calls(calls).unwrap_or_default() {
+            let key = (call.name, canonical_args(&call.args.unwrap_or_default()));
+            if !seen.insert(key.clone()) && !earlier.contains(&key) {
+                racing.insert(key);
+            }
+        }
         earlier.extend(seen);
-        repeats_a_fresh_call
-    })
+    }
+    racing
 }
 
 /// How many batches in a row: mostly one, sometimes two or three (state between batches).
@@ -82,14 +128,13 @@ pub fn exec_input() -> impl Strategy<Value = GeneratedInput> {
         latency(20),
     )
         .prop_map(|(batches, latency_ms)| {
-            let dispatch = if latency_ms == 0 || !can_race_exec(&batches) {
+            let racing = racing_exec_calls(&batches);
+            let dispatch = if latency_ms == 0 || racing.is_empty() {
                 Dispatch::Sandbox
             } else {
                 let mut tools =
                     dispatch_table_for(&Dispatch::Sandbox, batches.iter().map(|(calls, _)| calls));
-                tools
-                    .values_mut()
-                    .for_each(|script| script.latency_ms = latency_ms);
+                hold_in_flight(&mut tools, &racing, latency_ms);
                 Dispatch::Scripted { tools }
             };
             GeneratedInput::Exec { dispatch, batches }
@@ -189,34 +234,21 @@ fn long_picks(distinct: usize, seed: u64) -> Vec<(usize, u64)> {
 /// keys reordered), over one to three batches, with per-call answers that change on a
 /// second invocation, raising tools, unknown tools and, sometimes, latency.
 pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
-    let short = (distinct_calls(), batch_count(), latency(10))
-        .prop_flat_map(|(distinct, batches, latency_ms)| {
+    let short = (distinct_calls(), batch_count(), latency(10)).prop_flat_map(
+        |(distinct, batches, latency_ms)| {
             let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..10);
             let answers =
                 prop::collection::vec(prop::collection::vec(answer(), 1..=2), distinct.len());
-            (
-                Just(distinct),
-                prop::collection::vec(picks, batches),
-                answers,
-                Just(latency_ms),
-            )
-        })
-        .prop_map(|(distinct, picks, answers, latency_ms)| {
-            let indices: Vec<Vec<usize>> = picks
-                .iter()
-                .map(|batch| batch.iter().map(|(i, _)| i.index(distinct.len())).collect())
-                .collect();
-            let latency_ms = if can_race_dedup(&indices) {
-                latency_ms
-            } else {
-                0
-            };
-            let batches = picks
-                .iter()
-                .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&distinct), *seed))))
-                .collect();
-            (distinct, batches, answers, latency_ms)
-        });
+            let calls = distinct.clone();
+            let batches = prop::collection::vec(picks, batches).prop_map(move |picks| {
+                picks
+                    .iter()
+                    .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&calls), *seed))))
+                    .collect::<Vec<_>>()
+            });
+            (Just(distinct), batches, answers, Just(latency_ms))
+        },
+    );
     // One in sixteen: one batch of hundreds of calls over hundreds of keys, no latency.
     let long = (many_distinct_calls(), any::<u64>()).prop_flat_map(|(distinct, seed)| {
         let picks = long_picks(distinct.len(), seed);
@@ -225,11 +257,29 @@ pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
         (Just(distinct), Just(vec![batch]), answers, Just(0u64))
     });
     prop_oneof![15 => short, 1 => long].prop_map(|(distinct, batches, answers, latency_ms)| {
-        GeneratedInput::Dedup {
-            tools: scripts(&distinct, answers, latency_ms),
-            batches,
+        let mut tools = scripts(&distinct, answers);
+        if latency_ms > 0 {
+            let racing = racing_dedup_calls(&batches);
+            hold_in_flight(&mut tools, &racing, latency_ms);
         }
+        GeneratedInput::Dedup { tools, batches }
     })
+}
+
+/// Gives `latency_ms` to the responses that answer the `racing` (tool, canonical args).
+fn hold_in_flight(
+    tools: &mut IndexMap<String, ToolScript>,
+    racing: &HashSet<(String, String)>,
+    latency_ms: u64,
+) {
+    for (name, script) in tools.iter_mut() {
+        for response in &mut script.responses {
+            let key = canonical_args(response.args.as_ref().unwrap_or(&Object::new()));
+            if racing.contains(&(name.clone(), key)) {
+                response.latency_ms = Some(latency_ms);
+            }
+        }
+    }
 }
 
 /// A batch of calls: each distinct call with its args keys reordered by the seed.
@@ -252,22 +302,19 @@ fn dedup_batch<'d>(picks: impl Iterator<Item = (&'d Distinct, u64)>) -> Value {
 }
 
 /// One script per known tool that the calls name: an answer list per distinct args.
-fn scripts(
-    distinct: &[Distinct],
-    answers: Vec<Vec<Answer>>,
-    latency_ms: u64,
-) -> IndexMap<String, ToolScript> {
+fn scripts(distinct: &[Distinct], answers: Vec<Vec<Answer>>) -> IndexMap<String, ToolScript> {
     let mut tools: IndexMap<String, ToolScript> = IndexMap::new();
     for ((name, args), answers) in distinct.iter().zip(answers) {
         if !KNOWN_TOOLS.contains(&name.as_str()) {
             continue;
         }
         let script = tools.entry(name.clone()).or_insert_with(|| ToolScript {
-            latency_ms,
+            latency_ms: 0,
             responses: Vec::new(),
         });
         script.responses.push(Response {
             args: Some(args.clone().unwrap_or_default()),
+            latency_ms: None,
             answers,
         });
     }
@@ -275,7 +322,8 @@ fn scripts(
 }
 
 /// Metamorphic variants of the spec's cases of one function: the same case with object keys
-/// permuted at every depth, a few calls appended again (duplicates), and given ids renamed.
+/// permuted at every depth, a few calls appended again (duplicates), and given ids renamed;
+/// its tools wait where the case's wait, for [`PROBE_MS`].
 pub fn variant_input(cases: Arc<Vec<SpecCase>>) -> impl Strategy<Value = GeneratedInput> {
     let count = cases.len().max(1);
     (0..count, any::<u64>(), 0usize..3).prop_filter_map(
@@ -290,7 +338,12 @@ pub fn variant_input(cases: Arc<Vec<SpecCase>>) -> impl Strategy<Value = Generat
 fn variant(case: &Case, seed: u64, extra: usize) -> GeneratedInput {
     match case {
         Case::Exec(c) => GeneratedInput::Exec {
-            dispatch: c.dispatch.clone(),
+            dispatch: match &c.dispatch {
+                Dispatch::Scripted { tools } => Dispatch::Scripted {
+                    tools: probe_waits(tools),
+                },
+                Dispatch::Sandbox => Dispatch::Sandbox,
+            },
             batches: c
                 .batches
                 .iter()
@@ -307,7 +360,7 @@ fn variant(case: &Case, seed: u64, extra: usize) -> GeneratedInput {
                 .collect(),
         },
         Case::Dedup(c) => GeneratedInput::Dedup {
-            tools: c.tools.clone(),
+            tools: probe_waits(&c.tools),
             batches: c
                 .batches
                 .iter()
@@ -360,15 +413,166 @@ fn rename_ids(calls: &Value, seed: u64) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::can_race_dedup;
+    use super::*;
+    use crate::json::parse;
+    use proptest::strategy::ValueTree;
+
+    fn keys(pairs: &[(&str, &str)]) -> HashSet<(String, String)> {
+        pairs
+            .iter()
+            .map(|(tool, args)| ((*tool).to_owned(), (*args).to_owned()))
+            .collect()
+    }
 
     #[test]
-    fn only_a_call_repeated_before_any_earlier_batch_made_it_can_race() {
+    fn only_a_call_repeated_before_any_earlier_batch_made_it_waits() {
         // Only the first invocation of each args in a case waits: a call that batch 1
         // already made answers at once in batch 2, so repeating it there shows no race.
-        assert!(can_race_dedup(&[vec![0, 1, 1]]));
-        assert!(can_race_dedup(&[vec![0], vec![1, 1]]));
-        assert!(!can_race_dedup(&[vec![0], vec![0, 0]]));
-        assert!(!can_race_dedup(&[vec![0, 1], vec![2]]));
+        let batches = |text: &str| -> Vec<Value> {
+            let parsed = parse(text).unwrap();
+            parsed.as_list().unwrap().to_vec()
+        };
+        let a = r#"{"name": "t1", "args": {"k": 1, "j": 2}}"#;
+        let a_reordered = r#"{"name": "t1", "args": {"j": 2, "k": 1}}"#;
+        let b = r#"{"name": "t2"}"#;
+        let b_empty = r#"{"name": "t2", "args": {}}"#;
+        let racing_a = keys(&[("t1", r#"{"j": 2, "k": 1}"#)]);
+        let racing_b = keys(&[("t2", "{}")]);
+        let none = HashSet::new();
+        let of = |text: String| racing_dedup_calls(&batches(&text));
+        assert_eq!(of(format!("[[{b}, {a}, {a_reordered}]]")), racing_a);
+        assert_eq!(of(format!("[[{a}], [{b}, {b_empty}]]")), racing_b);
+        assert_eq!(of(format!("[[{a}], [{a}, {a}]]")), none);
+        assert_eq!(of(format!("[[{a}, {b}], [{a}]]")), none);
+    }
+
+    #[test]
+    fn one_fresh_dispatched_call_of_each_batch_of_several_waits() {
+        let batch = |calls: &str, limit: Option<u64>| (parse(calls).unwrap(), limit);
+        let call = |id: &str, n: i64| {
+            format!(r#"{{"id": "{id}", "tool": "add", "arguments": {{"a": {n}, "b": 1}}}}"#)
+        };
+        let key = |n: i64| format!(r#"{{"a": {n}, "b": 1}}"#);
+        // The first dispatched call: not a duplicate id, not past the limit.
+        let first = call("x", 1);
+        let (dup, second, third) = (call("x", 9), call("y", 2), call("z", 3));
+        assert_eq!(
+            racing_exec_calls(&[batch(&format!("[{first}, {dup}, {second}]"), None)]),
+            keys(&[("add", &key(1))])
+        );
+        // A batch that dispatches one call has nothing to overlap; a call an earlier batch
+        // dispatched answers at once, so the next fresh one waits.
+        assert_eq!(
+            racing_exec_calls(&[
+                batch(&format!("[{first}, {second}]"), Some(1)),
+                batch(&format!("[{first}, {third}]"), None),
+            ]),
+            keys(&[("add", &key(3))])
+        );
+        assert_eq!(
+            racing_exec_calls(&[batch(&format!("[{first}, {dup}]"), None)]),
+            HashSet::new()
+        );
+    }
+
+    #[test]
+    fn generated_latency_is_only_on_the_responses_of_racing_calls() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut exec, mut dedup) = (0, 0);
+        for _ in 0..3000 {
+            let input = prop_oneof![exec_input(), dedup_input()]
+                .new_tree(&mut runner)
+                .unwrap()
+                .current();
+            match input {
+                GeneratedInput::Exec {
+                    dispatch: Dispatch::Scripted { tools },
+                    batches,
+                } => {
+                    let racing = racing_exec_calls(&batches);
+                    assert_eq!(waiting(&tools), racing);
+                    assert!(!racing.is_empty() && racing.len() <= batches.len());
+                    exec += 1;
+                }
+                GeneratedInput::Dedup { tools, batches } => {
+                    let waits = waiting(&tools);
+                    if !waits.is_empty() {
+                        // Unknown tools have no script to wait in.
+                        let mut racing = racing_dedup_calls(&batches);
+                        racing.retain(|(name, _)| tools.contains_key(name));
+                        assert_eq!(waits, racing);
+                        dedup += 1;
+                    }
+                }
+                GeneratedInput::Exec { .. } => {}
+            }
+        }
+        assert!(
+            exec > 20 && dedup > 20,
+            "{exec} exec and {dedup} dedup cases waited"
+        );
+    }
+
+    #[test]
+    fn variants_wait_where_the_spec_case_waits_for_a_probe_s_time() {
+        let spec = crate::spec::Spec::embedded().unwrap();
+        let scripts = |input: &GeneratedInput| match input {
+            GeneratedInput::Exec {
+                dispatch: Dispatch::Scripted { tools },
+                ..
+            }
+            | GeneratedInput::Dedup { tools, .. } => Some(tools.clone()),
+            GeneratedInput::Exec { .. } => None,
+        };
+        let mut slow = 0;
+        for case in &spec.cases {
+            let original = variant(&case.case, 0, 0);
+            let Some(tools) = scripts(&original) else {
+                continue;
+            };
+            let varied = scripts(&variant(&case.case, 7, 2)).unwrap();
+            let longest = |tools: &IndexMap<String, ToolScript>| {
+                let waits = tools
+                    .values()
+                    .flat_map(|script| script.responses.iter().map(|r| script.latency_of(r)));
+                waits.max().unwrap_or(0)
+            };
+            assert!(longest(&varied) <= PROBE_MS, "{}", case.id());
+            for (name, script) in &tools {
+                assert_eq!(
+                    script.has_latency(),
+                    varied[name].has_latency(),
+                    "{}",
+                    case.id()
+                );
+            }
+            let original_waits = match &*case.case {
+                Case::Exec(c) => match &c.dispatch {
+                    Dispatch::Scripted { tools } => longest(tools),
+                    Dispatch::Sandbox => 0,
+                },
+                Case::Dedup(c) => longest(&c.tools),
+            };
+            slow += usize::from(original_waits > PROBE_MS);
+        }
+        assert!(
+            slow >= 3,
+            "the spec has cases that wait longer than a probe"
+        );
+    }
+
+    /// The (tool, canonical args) whose first invocation waits.
+    fn waiting(tools: &IndexMap<String, ToolScript>) -> HashSet<(String, String)> {
+        let mut out = HashSet::new();
+        for (name, script) in tools {
+            assert_eq!(script.latency_ms, 0, "generated latency is per response");
+            for response in &script.responses {
+                if script.latency_of(response) > 0 {
+                    let args = response.args.clone().unwrap_or_default();
+                    out.insert((name.clone(), canonical_args(&args)));
+                }
+            }
+        }
+        out
     }
 }

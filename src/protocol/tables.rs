@@ -88,6 +88,11 @@ pub fn case_line(id: u64, case_id: &str, case: &Case, model: NumberModel) -> Str
             if let Some(args) = &response.args {
                 out.raw("\"args\": ").object(args).raw(", ");
             }
+            if let Some(latency) = response.latency_ms {
+                out.raw("\"latency_ms\": ")
+                    .raw(&latency.to_string())
+                    .raw(", ");
+            }
             out.raw("\"answers\": [");
             for (k, answer) in response.answers.iter().enumerate() {
                 out.raw(if k == 0 { "" } else { ", " });
@@ -203,6 +208,7 @@ pub fn dispatch_table_for<'v>(
         let args = if scripted { None } else { Some(arguments) };
         script.responses.push(Response {
             args,
+            latency_ms: None,
             answers: vec![Answer::Return {
                 value: Value::Str(content),
             }],
@@ -228,7 +234,7 @@ mod tests {
         for case in &cases {
             if let Case::Dedup(dedup) = &*case.case {
                 for script in dedup.tools.values() {
-                    latency += usize::from(script.latency_ms > 0);
+                    latency += usize::from(script.has_latency());
                     for answer in script.responses.iter().flat_map(|r| &r.answers) {
                         if let Answer::Raise {
                             exception, args, ..

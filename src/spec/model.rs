@@ -126,7 +126,8 @@ pub struct DedupInvocation {
 #[serde(deny_unknown_fields)]
 pub struct ToolScript {
     /// Milliseconds the first invocation with each args waits before answering, so it is
-    /// still in flight when a racy implementation starts the same call again.
+    /// still in flight when a racy implementation starts the same call again: the default
+    /// of every response that does not set its own.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub latency_ms: u64,
     /// The first response whose `args` equal the invocation's (as canonical keys) answers;
@@ -138,12 +139,35 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+impl ToolScript {
+    /// How long the first invocation answered by `response` (one of this script's) waits.
+    pub fn latency_of(&self, response: &Response) -> u64 {
+        response.latency_ms.unwrap_or(self.latency_ms)
+    }
+
+    /// Whether any invocation of this tool waits.
+    pub fn has_latency(&self) -> bool {
+        self.responses.iter().any(|r| self.latency_of(r) > 0)
+    }
+
+    /// The same script with no invocation waiting.
+    pub fn clear_latency(&mut self) {
+        self.latency_ms = 0;
+        self.responses.iter_mut().for_each(|r| r.latency_ms = None);
+    }
+}
+
 /// The answers to invocations with given args.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Response {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Object>,
+    /// Milliseconds the first invocation answered by this response waits (per args, over
+    /// the case), instead of the script's `latency_ms`: so a case can hold in flight only
+    /// the calls a race can show on, and a sequential implementation waits for nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
     /// The n-th invocation with these args (counted over the whole case, across batches)
     /// gets the n-th answer; the last answer repeats.
     pub answers: Vec<Answer>,

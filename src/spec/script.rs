@@ -79,18 +79,27 @@ impl Tools for CaseTools<'_> {
             *count - 1
         };
         // Sleep outside the lock, so concurrent invocations really overlap.
-        wait_if_first(script, nth);
+        wait_if_first(script, &key, nth);
         tool_answer(name, script, &key, nth)
     }
 }
 
-/// The race probe: the first invocation of each args (`nth` 0) waits the script's latency,
-/// which keeps it in flight while a racy implementation starts the same call again. Later
-/// invocations answer at once: the race has either shown by then or cannot, and a
-/// sequential implementation pays the wait once per key, not once per call.
-fn wait_if_first(script: &ToolScript, nth: usize) {
-    if script.latency_ms > 0 && nth == 0 {
-        std::thread::sleep(Duration::from_millis(script.latency_ms));
+/// The race probe: the first invocation of each args (`nth` 0) waits its response's latency
+/// ([`ToolScript::latency_of`]), which keeps it in flight while a racy implementation starts
+/// the same call again. Later invocations answer at once: the race has either shown by then
+/// or cannot, and a sequential implementation pays the wait once per key, not once per call.
+fn wait_if_first(script: &ToolScript, key: &str, nth: usize) {
+    let latency = first_wait_ms(script, key, nth);
+    if latency > 0 {
+        std::thread::sleep(Duration::from_millis(latency));
+    }
+}
+
+/// How long the `nth` invocation with canonical args `key` waits.
+fn first_wait_ms(script: &ToolScript, key: &str, nth: usize) -> u64 {
+    match scripted_response(script, key) {
+        Some(response) if nth == 0 => script.latency_of(response),
+        _ => 0,
     }
 }
 
@@ -112,13 +121,19 @@ pub fn tool_answer(
 /// The answer to the `nth` (0-based) invocation with canonical args `key`: from the first
 /// response whose args match (or that has none); the last answer repeats.
 pub fn scripted_answer<'s>(script: &'s ToolScript, key: &str, nth: usize) -> Option<&'s Answer> {
-    let response = script.responses.iter().find(|response| {
+    let response = scripted_response(script, key)?;
+    response.answers.get(nth).or(response.answers.last())
+}
+
+/// The response that answers invocations with canonical args `key`: the first whose args
+/// match, or that has none.
+fn scripted_response<'s>(script: &'s ToolScript, key: &str) -> Option<&'s Response> {
+    script.responses.iter().find(|response| {
         response
             .args
             .as_ref()
             .is_none_or(|args| canonical_args(args) == key)
-    })?;
-    response.answers.get(nth).or(response.answers.last())
+    })
 }
 
 /// The `dispatch` of an `execute_tool_calls` case: the sandbox, or scripted string answers.
@@ -159,7 +174,7 @@ impl<'a> CaseDispatch<'a> {
             *count += 1;
             *count - 1
         };
-        wait_if_first(script, nth);
+        wait_if_first(script, &key, nth);
         dispatch_answer(request.tool, script, &key, nth)
     }
 }
@@ -221,6 +236,7 @@ pub fn held_scripts(
                 .iter()
                 .map(|response| Response {
                     args: response.args.as_ref().map(|a| model.normalise_object(a)),
+                    latency_ms: response.latency_ms,
                     answers: response.answers.iter().map(answer).collect(),
                 })
                 .collect();
@@ -231,4 +247,33 @@ pub fn held_scripts(
             (name.clone(), script)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    #[test]
+    fn a_response_latency_outranks_the_script_latency_on_the_first_invocation_only() {
+        let script: ToolScript = crate::json::from_value(
+            &parse(
+                r#"{"latency_ms": 5, "responses": [
+                {"args": {"k": 1}, "latency_ms": 2, "answers": [{"type": "return", "value": 1}]},
+                {"args": {"k": 2}, "latency_ms": 0, "answers": [{"type": "return", "value": 2}]},
+                {"answers": [{"type": "return", "value": 3}]}
+            ]}"#,
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(first_wait_ms(&script, r#"{"k": 1}"#, 0), 2);
+        assert_eq!(first_wait_ms(&script, r#"{"k": 1}"#, 1), 0);
+        assert_eq!(first_wait_ms(&script, r#"{"k": 2}"#, 0), 0);
+        assert_eq!(first_wait_ms(&script, r#"{"k": 3}"#, 0), 5);
+        assert_eq!(first_wait_ms(&script, r#"{"k": 3}"#, 2), 0);
+        let mut cleared = script.clone();
+        cleared.clear_latency();
+        assert!(script.has_latency() && !cleared.has_latency());
+    }
 }

@@ -216,12 +216,14 @@ class Scripts {
     this.counts.set(key, n + 1);
     const script = typeof name === "string" && Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
     if (!script) return undefined;
-    // Only the first invocation of each args waits: the race probe.
-    if (script.latency_ms && n === 0) Atomics.wait(sleeper, 0, 0, script.latency_ms);
     const { byKey, anyArgs } = this.first.get(name);
     const matches = [byKey.get(canonical(args)), anyArgs].filter((i) => i !== undefined);
     if (matches.length === 0) return undefined;
     const response = script.responses[Math.min(...matches)];
+    // Only the first invocation of each args waits (the race probe): as long as its
+    // response says, else its script.
+    const latency = response.latency_ms ?? script.latency_ms;
+    if (latency && n === 0) Atomics.wait(sleeper, 0, 0, latency);
     return response.answers[Math.min(n, response.answers.length - 1)];
   }
   take() { const taken = this.invocations; this.invocations = []; return taken; }

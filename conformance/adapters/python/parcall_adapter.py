@@ -248,16 +248,17 @@ class Scripts:
         script = self.tools.get(name) if isinstance(name, str) else None
         if script is None:
             return None
-        latency = script.get("latency_ms", 0)
-        if latency and n == 0:
-            # Only the first invocation of each args waits (the race probe); outside the
-            # lock, so concurrent calls overlap.
-            time.sleep(latency / 1000.0)
         by_key, any_args = self.first[name]
         matches = [i for i in (by_key.get(key), any_args) if i is not None]
         if not matches:
             return None
-        answers = script["responses"][min(matches)]["answers"]
+        response = script["responses"][min(matches)]
+        latency = response.get("latency_ms", script.get("latency_ms", 0))
+        if latency and n == 0:
+            # Only the first invocation of each args waits (the race probe), as long as
+            # its response says, else its script; outside the lock, so calls overlap.
+            time.sleep(latency / 1000.0)
+        answers = response["answers"]
         return answers[min(n, len(answers) - 1)]
 
     def take_invocations(self):

@@ -78,11 +78,13 @@ impl Scripts {
             *count - 1
         };
         let script = self.tools.get(name)?;
-        // Only the first invocation of each args waits: the race probe.
-        if let Some(ms) = script.get("latency_ms").and_then(Value::as_u64).filter(|_| n == 0) {
+        let response = script["responses"].as_array()?.iter().find(|r| r.get("args").is_none_or(|a| canonical(a) == key))?;
+        // Only the first invocation of each args waits (the race probe): as long as its
+        // response says, else its script.
+        let latency = response.get("latency_ms").or(script.get("latency_ms")).and_then(Value::as_u64);
+        if let Some(ms) = latency.filter(|_| n == 0) {
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
-        let response = script["responses"].as_array()?.iter().find(|r| r.get("args").is_none_or(|a| canonical(a) == key))?;
         let answers = response["answers"].as_array()?;
         answers.get(n).or(answers.last()).cloned()
     }
