@@ -32,7 +32,7 @@ fn corpus() -> Vec<(&'static str, Vec<json::Object>)> {
             (0..100)
                 .map(|k| {
                     (
-                        format!("field_{}", (k * 37 + i) % 100),
+                        format!("field_{}", (k * 37 + i) % 100).into(),
                         Value::from(k as i64),
                     )
                 })
@@ -68,7 +68,7 @@ fn realistic_args() -> impl Strategy<Value = json::Object> {
         3 => leaf.clone(),
         1 => prop::collection::vec(leaf.clone(), 0..4).prop_map(Value::List),
         1 => prop::collection::vec((prop::sample::select(vec!["from", "to", "unit", "limit"]), leaf), 1..3)
-            .prop_map(|e| Value::Object(e.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            .prop_map(|e| Value::Object(e.into_iter().map(|(k, v)| (k.into(), v)).collect())),
     ];
     let key = prop::sample::select(vec![
         "query",
@@ -83,7 +83,7 @@ fn realistic_args() -> impl Strategy<Value = json::Object> {
         "page",
     ]);
     prop::collection::vec((key, nested), 1..5)
-        .prop_map(|e| e.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+        .prop_map(|e| e.into_iter().map(|(k, v)| (k.into(), v)).collect())
 }
 
 const PYTHON: &str = r#"

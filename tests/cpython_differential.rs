@@ -33,7 +33,7 @@ fn ask_python(mode: &str, lines: &[String]) -> Vec<String> {
         .unwrap()
         .lines()
         .map(|line| match json::parse(line) {
-            Ok(Value::Str(answer)) => answer,
+            Ok(Value::Str(answer)) => answer.into(),
             other => panic!("oracle answered {other:?}"),
         })
         .collect()

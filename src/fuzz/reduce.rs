@@ -5,7 +5,7 @@
 //! followed by them did, in a tenth of the runs.
 
 use crate::generate::cases::GeneratedInput;
-use crate::json::{Int, Object, Value};
+use crate::json::{Int, Object, Text, Value};
 use crate::spec::{Answer, Dispatch, ToolScript};
 use indexmap::IndexMap;
 
@@ -126,11 +126,11 @@ fn answer_edits(answer: &Answer) -> Vec<Answer> {
                     args: None,
                 }];
             }
-            value_edits(&Value::Str(message.clone()))
+            value_edits(&Value::Str(message.clone().into()))
                 .into_iter()
                 .filter_map(|shorter| match shorter {
                     Value::Str(message) => Some(Answer::Raise {
-                        message,
+                        message: message.into(),
                         exception: None,
                         args: None,
                     }),
@@ -311,7 +311,7 @@ pub fn value_edits(value: &Value) -> Vec<Value> {
             let mut shorter: Vec<char> = s.chars().collect();
             shorter.pop();
             let mut out = vec![
-                Value::Str(String::new()),
+                Value::Str(Text::default()),
                 Value::Str(shorter.into_iter().collect()),
             ];
             // A readable stand-in, for the feedback a person reads.
@@ -351,9 +351,9 @@ fn object_edits(object: &Object) -> Vec<Value> {
                 let short: String = if k == key {
                     k.chars().take(1).collect()
                 } else {
-                    k.clone()
+                    k.to_string()
                 };
-                edited.insert(short, v.clone());
+                edited.insert(short.into(), v.clone());
             }
             if edited.len() == object.len() {
                 out.push(Value::Object(edited));

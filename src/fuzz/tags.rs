@@ -190,7 +190,7 @@ fn value_tags(value: &Value, tags: &mut BTreeSet<&'static str>) {
                 tags.insert("DEDUP-KEY-ORDER");
             }
             for (key, item) in object {
-                value_tags(&Value::Str(key.clone()), tags);
+                value_tags(&Value::Str(key.to_string().into()), tags);
                 value_tags(item, tags);
             }
         }

@@ -99,10 +99,7 @@ fn doc_id() -> impl Strategy<Value = Value> {
 }
 
 fn object(entries: Vec<(&str, Value)>) -> Object {
-    entries
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect()
+    entries.into_iter().map(|(k, v)| (k.into(), v)).collect()
 }
 
 /// `(tool, arguments)`: mostly valid sandbox calls, sometimes broken arguments or an unknown
@@ -129,12 +126,7 @@ pub fn sandbox_request() -> impl Strategy<Value = (String, Option<Object>)> {
         .prop_map(|(tool, entries)| {
             (
                 tool.to_owned(),
-                Some(
-                    entries
-                        .into_iter()
-                        .map(|(k, v)| (k.to_owned(), v))
-                        .collect(),
-                ),
+                Some(entries.into_iter().map(|(k, v)| (k.into(), v)).collect()),
             )
         });
     let unknown = prop::sample::select(vec!["get_time", "Add", "search", ""])
@@ -172,7 +164,7 @@ pub fn exec_calls(max_len: usize) -> impl Strategy<Value = Value> {
                     if let Some(id) = id {
                         call.insert("id".into(), id);
                     }
-                    call.insert("tool".into(), Value::Str(tool));
+                    call.insert("tool".into(), Value::Str(tool.into()));
                     if let Some(arguments) = arguments {
                         call.insert("arguments".into(), Value::Object(arguments));
                     }
@@ -246,7 +238,7 @@ fn long_exec_calls(len: usize, repeats: usize, seed: u64) -> Value {
 fn add_call(id: Option<String>, i: usize) -> Value {
     let mut call = Object::new();
     if let Some(id) = id {
-        call.insert("id".into(), Value::Str(id));
+        call.insert("id".into(), Value::Str(id.into()));
     }
     call.insert("tool".into(), Value::from("add"));
     let arguments = object(vec![("a", Value::from(i as i64)), ("b", Value::from(1))]);
@@ -275,7 +267,7 @@ pub fn dedup_calls(names: Vec<String>, max_len: usize) -> impl Strategy<Value = 
                     .map(|(index, seed)| {
                         let (name, args) = index.get(&distinct);
                         let mut call = Object::new();
-                        call.insert("name".into(), Value::Str(name.clone()));
+                        call.insert("name".into(), Value::Str(name.clone().into()));
                         if let Some(args) = args {
                             call.insert("args".into(), Value::Object(permute_object(args, seed)));
                         }

@@ -166,7 +166,7 @@ fn raise_of_a_kind() -> impl Strategy<Value = Answer> {
         ExceptionClass::ToolError,
     ]);
     let arg = prop_oneof![
-        3 => tricky_string(6).prop_map(Value::Str),
+        3 => tricky_string(6).prop_map(|s| Value::Str(s.into())),
         1 => (-5i64..5).prop_map(Value::from),
     ];
     let args = prop_oneof![
@@ -288,7 +288,7 @@ fn dedup_batch<'d>(picks: impl Iterator<Item = (&'d Distinct, u64)>) -> Value {
         picks
             .map(|((name, args), seed)| {
                 let mut call = Object::new();
-                call.insert("name".into(), Value::Str(name.clone()));
+                call.insert("name".into(), Value::Str(name.clone().into()));
                 if let Some(args) = args {
                     call.insert(
                         "args".into(),

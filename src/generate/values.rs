@@ -3,7 +3,7 @@
 //! magnitude (subnormals, overflow), integers of any size, and the `1` / `1.0` / `true`
 //! look-alikes.
 
-use crate::json::{Int, Object, Value};
+use crate::json::{Int, Key, Object, Value};
 use proptest::prelude::*;
 
 /// Characters that stress escaping: ASCII, controls, U+007F, Latin-1, BMP, astral.
@@ -101,7 +101,7 @@ pub fn value(depth: u32) -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         int().prop_map(Value::Int),
         float().prop_map(Value::Float),
-        tricky_string(8).prop_map(Value::Str),
+        tricky_string(8).prop_map(|s| Value::Str(s.into())),
     ];
     leaf.prop_recursive(depth, 48, 5, |inner| {
         prop_oneof![
@@ -114,7 +114,8 @@ pub fn value(depth: u32) -> impl Strategy<Value = Value> {
 /// Objects whose values come from `values`, keys in generation order (so shuffled relative to
 /// sorted order).
 pub fn object_of(values: impl Strategy<Value = Value>) -> impl Strategy<Value = Object> {
-    prop::collection::vec((key(), values), 0..5).prop_map(|entries| entries.into_iter().collect())
+    prop::collection::vec((key(), values), 0..5)
+        .prop_map(|entries| entries.into_iter().map(|(k, v)| (k.into(), v)).collect())
 }
 
 /// An args object for `run_parallel_calls`.
@@ -134,7 +135,7 @@ pub fn permute_keys(value: &Value, seed: u64) -> Value {
 
 /// [`permute_keys`] for an object.
 pub fn permute_object(object: &Object, seed: u64) -> Object {
-    let mut entries: Vec<(String, Value)> = object
+    let mut entries: Vec<(Key, Value)> = object
         .iter()
         .map(|(k, v)| (k.clone(), permute_keys(v, seed)))
         .collect();

@@ -166,10 +166,10 @@ mod tests {
 
     /// `keys` in insertion order, written canonically, and the order a plain sort gives.
     fn written_and_sorted(keys: &[String]) -> (String, String) {
-        let object: Object = keys.iter().map(|k| (k.clone(), Value::Null)).collect();
+        let object: Object = keys.iter().map(|k| (k.into(), Value::Null)).collect();
         let mut sorted = keys.to_vec();
         sorted.sort();
-        let expected: Object = sorted.iter().map(|k| (k.clone(), Value::Null)).collect();
+        let expected: Object = sorted.iter().map(|k| (k.into(), Value::Null)).collect();
         let style = Style::CANONICAL;
         (
             dumps_object(&object, style),

@@ -7,6 +7,7 @@ mod key_order;
 mod number_model;
 mod parse;
 mod serde_glue;
+mod text;
 mod to_value;
 mod value;
 mod write;
@@ -20,6 +21,7 @@ pub use serde_glue::{
     from_file, from_value, from_value_owned, read_regular_file, tagged_deserialize, to_serde_json,
     NoFields, ShapeError, Tagged, MAX_INPUT_FILE_BYTES,
 };
+pub use text::{Key, Text};
 pub use to_value::{to_value, try_to_value, ToValueError};
 pub use value::{Int, Object, Value};
 pub use write::{dumps, dumps_object, dumps_str, json_float, JsonText, Style};

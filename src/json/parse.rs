@@ -1,5 +1,6 @@
 //! Reading JSON text as CPython's `json.loads` does, without losing integer literals.
 
+use super::text::Text;
 use super::value::{Int, Object, Value};
 use thiserror::Error;
 
@@ -198,9 +199,11 @@ impl Parser<'_> {
         }
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    /// A string literal, built in place: inline when short, so no heap block is made and
+    /// freed for a key or a word.
+    fn string(&mut self) -> Result<Text, ParseError> {
         self.pos += 1;
-        let mut out = String::new();
+        let mut out = Text::default();
         loop {
             let rest = &self.text[self.pos..];
             let plain = rest.find(|c: char| c == '"' || c == '\\' || c < ' ');

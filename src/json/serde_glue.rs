@@ -10,6 +10,7 @@
 //! --spec`. Internally tagged enums ([`read_tagged`]) avoid serde's buffering for the same
 //! reason.
 
+use super::text::Key;
 use super::value::{Int, Object, Value};
 use super::write::json_float;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
@@ -228,7 +229,7 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
         let mut before = Object::new();
         while let Some(key) = map.next_key::<String>()? {
             if key != T::TAG {
-                before.insert(key, map.next_value()?);
+                before.insert(key.into(), map.next_value()?);
                 continue;
             }
             let name: String = map.next_value()?;
@@ -249,8 +250,8 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
 
 /// The entries of a tagged object other than the tag: those read before it, then the rest.
 struct Chained<A> {
-    before: indexmap::map::IntoIter<String, Value>,
-    pending: Option<(String, Value)>,
+    before: indexmap::map::IntoIter<Key, Value>,
+    pending: Option<(Key, Value)>,
     rest: A,
 }
 
@@ -394,11 +395,12 @@ impl<'de> de::Deserializer<'de> for Owned {
                 (None, Err(_)) => visitor.visit_map(IntAccess(Some(i.as_str()))),
             },
             Value::Float(f) => visitor.visit_f64(f),
-            Value::Str(s) => visitor.visit_string(s),
+            Value::Str(s) => visitor.visit_string(s.into()),
             Value::List(items) => visitor.visit_seq(Items(items.into_iter().map(Owned))),
             Value::Object(object) => {
                 visitor.visit_map(Entries::new(object.into_iter().map(|(k, v)| {
-                    let key: de::value::StringDeserializer<ShapeError> = k.into_deserializer();
+                    let key: de::value::StringDeserializer<ShapeError> =
+                        String::from(k).into_deserializer();
                     (key, Owned(v))
                 })))
             }
@@ -589,10 +591,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Float(f))
     }
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::Str(s.to_owned()))
+        Ok(Value::Str(s.to_owned().into()))
     }
     fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::Str(s))
+        Ok(Value::Str(s.into()))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
@@ -612,7 +614,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
                     .ok_or_else(|| de::Error::custom("malformed integer literal"))?;
                 return Ok(Value::Int(int));
             }
-            object.insert(key, map.next_value()?);
+            object.insert(key.into(), map.next_value()?);
         }
         Ok(Value::Object(object))
     }

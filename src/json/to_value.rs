@@ -86,10 +86,10 @@ impl ser::Serializer for Serializer {
         Ok(Value::Float(v))
     }
     fn serialize_char(self, v: char) -> Result<Value, ToValueError> {
-        Ok(Value::Str(v.to_string()))
+        Ok(Value::Str(v.to_string().into()))
     }
     fn serialize_str(self, v: &str) -> Result<Value, ToValueError> {
-        Ok(Value::Str(v.to_owned()))
+        Ok(Value::Str(v.to_owned().into()))
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<Value, ToValueError> {
         Ok(Value::List(
@@ -114,7 +114,7 @@ impl ser::Serializer for Serializer {
         _: u32,
         variant: &'static str,
     ) -> Result<Value, ToValueError> {
-        Ok(Value::Str(variant.to_owned()))
+        Ok(Value::Str(variant.to_owned().into()))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
@@ -131,7 +131,7 @@ impl ser::Serializer for Serializer {
         value: &T,
     ) -> Result<Value, ToValueError> {
         let mut object = Object::new();
-        object.insert(variant.to_owned(), value.serialize(self)?);
+        object.insert(variant.into(), value.serialize(self)?);
         Ok(Value::Object(object))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, ToValueError> {
@@ -233,7 +233,7 @@ impl ser::SerializeMap for MapBuilder {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), ToValueError> {
         match key.serialize(Serializer)? {
             Value::Str(key) => {
-                self.key = Some(key);
+                self.key = Some(key.into());
                 Ok(())
             }
             other => Err(ToValueError(format!(
@@ -244,7 +244,7 @@ impl ser::SerializeMap for MapBuilder {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
         let key = self.key.take().expect("serde calls serialize_key first");
-        self.object.insert(key, value.serialize(Serializer)?);
+        self.object.insert(key.into(), value.serialize(Serializer)?);
         Ok(())
     }
     fn end(self) -> Result<Value, ToValueError> {
@@ -268,7 +268,7 @@ impl ser::SerializeStruct for MapBuilder {
             let parsed = super::parse(&text).map_err(|e| ToValueError(e.to_string()))?;
             self.raw_value = Some(parsed);
         } else {
-            self.object.insert(key.to_owned(), value);
+            self.object.insert(key.into(), value);
         }
         Ok(())
     }
@@ -291,7 +291,7 @@ impl ser::SerializeTupleVariant for Variant<SeqBuilder> {
     }
     fn end(self) -> Result<Value, ToValueError> {
         let mut object = Object::new();
-        object.insert(self.0.to_owned(), ser::SerializeSeq::end(self.1)?);
+        object.insert(self.0.into(), ser::SerializeSeq::end(self.1)?);
         Ok(Value::Object(object))
     }
 }
@@ -308,7 +308,7 @@ impl ser::SerializeStructVariant for Variant<MapBuilder> {
     }
     fn end(self) -> Result<Value, ToValueError> {
         let mut object = Object::new();
-        object.insert(self.0.to_owned(), ser::SerializeStruct::end(self.1)?);
+        object.insert(self.0.into(), ser::SerializeStruct::end(self.1)?);
         Ok(Value::Object(object))
     }
 }

@@ -1,11 +1,13 @@
 //! The value model: JSON as CPython's `json.loads` sees it, integers kept exactly.
 
+use super::text::{Key, Text};
+use compact_str::CompactString;
 use indexmap::IndexMap;
 use std::fmt;
 
 /// An object: insertion order kept (Python dicts do), a repeated key keeps its first position
 /// and its last value, exactly like `json.loads`.
-pub type Object = IndexMap<String, Value>;
+pub type Object = IndexMap<Key, Value>;
 
 /// A JSON value with Python's types: an integer literal stays an exact integer of any size,
 /// anything with a fraction or exponent is a float.
@@ -15,30 +17,17 @@ pub enum Value {
     Bool(bool),
     Int(Int),
     Float(f64),
-    Str(String),
+    Str(Text),
     List(Vec<Value>),
     Object(Object),
 }
 
 /// An integer of any size, stored as its normalised decimal text (`-0` becomes `0`). Texts of
-/// up to [`INLINE`] bytes (every `i64`) live inside the value: no allocation to read, copy or
-/// drop one, and no pointer to chase when writing a key (an integer in a heap block of its
-/// own was a cache miss per number).
+/// up to 24 bytes (every `i64`) live inside the value: no allocation to read, copy or drop
+/// one, and no pointer to chase when writing a key (an integer in a heap block of its own was
+/// a cache miss per number).
 #[derive(Clone)]
-pub struct Int(Digits);
-
-/// The longest text kept inline: the enum stays the size of a `String`.
-const INLINE: usize = 22;
-
-#[derive(Clone)]
-enum Digits {
-    /// The text in `bytes[..len]`; the rest is zero.
-    Inline {
-        len: u8,
-        bytes: [u8; INLINE],
-    },
-    Heap(Box<str>),
-}
+pub struct Int(CompactString);
 
 impl Int {
     /// Builds an integer from a JSON integer literal: an optional `-` and ASCII digits.
@@ -61,17 +50,10 @@ impl Int {
 
     /// `sign` then `digits`, already normalised.
     fn from_parts(sign: &str, digits: &str) -> Int {
-        let len = sign.len() + digits.len();
-        if len > INLINE {
-            return Int(Digits::Heap(format!("{sign}{digits}").into()));
-        }
-        let mut bytes = [0; INLINE];
-        bytes[..sign.len()].copy_from_slice(sign.as_bytes());
-        bytes[sign.len()..len].copy_from_slice(digits.as_bytes());
-        Int(Digits::Inline {
-            len: len as u8,
-            bytes,
-        })
+        let mut text = CompactString::with_capacity(sign.len() + digits.len());
+        text.push_str(sign);
+        text.push_str(digits);
+        Int(text)
     }
 
     /// Normalised text as it is.
@@ -93,12 +75,7 @@ impl Int {
 
     /// The decimal text, as Python's `str(int)` writes it.
     pub fn as_str(&self) -> &str {
-        match &self.0 {
-            Digits::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).expect("ASCII digits")
-            }
-            Digits::Heap(text) => text,
-        }
+        &self.0
     }
 }
 
@@ -174,13 +151,13 @@ impl Value {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Value {
-        Value::Str(s.to_owned())
+        Value::Str(s.to_owned().into())
     }
 }
 
 impl From<String> for Value {
     fn from(s: String) -> Value {
-        Value::Str(s)
+        Value::Str(s.into())
     }
 }
 

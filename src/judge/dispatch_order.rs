@@ -47,7 +47,7 @@ pub fn align(
         let list = aligned.get_or_insert_with(|| actual_list.to_vec());
         for (&position, text) in positions.iter().zip(&wanted) {
             if let Some(Value::Object(message)) = list.get_mut(position) {
-                message.insert("content".into(), Value::Str((*text).to_owned()));
+                message.insert("content".into(), Value::Str((*text).to_owned().into()));
             }
         }
     }

@@ -210,7 +210,7 @@ pub fn dispatch_table_for<'v>(
             args,
             latency_ms: None,
             answers: vec![Answer::Return {
-                value: Value::Str(content),
+                value: Value::Str(content.into()),
             }],
         });
     }

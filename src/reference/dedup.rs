@@ -69,11 +69,11 @@ pub fn run_parallel_calls_in<T: Tools + ?Sized>(
     let distinct = distinct_calls(model, calls, &empty);
     let results = execution.map(&distinct, |call| {
         if !tools.has_tool(call.name) {
-            return Value::Str(format!("error: unknown tool '{}'", call.name));
+            return Value::Str(format!("error: unknown tool '{}'", call.name).into());
         }
         tools
             .invoke(call.name, call.args)
-            .unwrap_or_else(|message| Value::Str(format!("error: {message}")))
+            .unwrap_or_else(|message| Value::Str(format!("error: {message}").into()))
     });
     distinct
         .into_iter()

@@ -67,7 +67,7 @@ pub fn tool_calls(calls: &Value) -> Result<Vec<ToolCall>, DomainError> {
             tool: required_str(call, position, "tool")?,
             id: match call.get("id") {
                 None | Some(Value::Null) => None,
-                Some(Value::Str(id)) => Some(id.clone()),
+                Some(Value::Str(id)) => Some(id.to_string()),
                 Some(other) => return Err(wrong_type(position, "id", "a string or null", other)),
             },
             arguments: optional_object(call, position, "arguments")?,
@@ -123,7 +123,7 @@ fn each_call<T>(
             if let Some(field) = call.keys().find(|k| !fields.contains(&k.as_str())) {
                 return Err(DomainError::UnknownField {
                     position,
-                    field: field.clone(),
+                    field: field.to_string(),
                     allowed,
                 });
             }
@@ -138,7 +138,7 @@ fn required_str(
     field: &'static str,
 ) -> Result<String, DomainError> {
     match call.get(field) {
-        Some(Value::Str(s)) => Ok(s.clone()),
+        Some(Value::Str(s)) => Ok(s.to_string()),
         Some(other) => Err(wrong_type(position, field, "a string", other)),
         None => Err(DomainError::MissingField { position, field }),
     }

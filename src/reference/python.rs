@@ -105,7 +105,7 @@ pub fn repr_value(value: &Value) -> String {
 /// `str(v)`: a string unchanged, anything else as [`repr_value`].
 pub fn str_value(value: &Value) -> String {
     match value {
-        Value::Str(text) => text.clone(),
+        Value::Str(text) => text.to_string(),
         other => repr_value(other),
     }
 }

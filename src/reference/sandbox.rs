@@ -87,7 +87,7 @@ impl Sandbox {
                     if safe_integer(int).is_none() {
                         return Err(DomainError::SandboxInteger {
                             position: index + 1,
-                            argument: argument.clone(),
+                            argument: argument.to_string(),
                             value: int.to_string(),
                         });
                     }

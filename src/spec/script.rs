@@ -185,7 +185,7 @@ pub fn dispatch_answer(tool: &str, script: &ToolScript, key: &str, nth: usize) -
     match scripted_answer(script, key, nth) {
         Some(Answer::Return {
             value: Value::Str(text),
-        }) => text.clone(),
+        }) => text.to_string(),
         // The loader refuses scripted dispatch answers that are not strings.
         Some(Answer::Return { value }) => value.to_string(),
         Some(Answer::Raise { message, .. }) => format!("error: {message}"),

@@ -71,7 +71,12 @@ pub fn run_dedup<'a>(
             let calls = input::dedup_calls(calls)?;
             let results = run_parallel_calls_in(model, &tools, &calls, execution);
             Ok(BatchRun {
-                output: Value::Object(results.into_iter().collect::<Object>()),
+                output: Value::Object(
+                    results
+                        .into_iter()
+                        .map(|(k, v)| (k.into(), v))
+                        .collect::<Object>(),
+                ),
                 invocations: tools
                     .take_invocations()
                     .iter()

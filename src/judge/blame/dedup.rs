@@ -8,7 +8,7 @@
 use super::ids::*;
 use super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::{quote, quote_str, Tally};
-use crate::json::{NumberModel, Object, Value};
+use crate::json::{Key, NumberModel, Object, Value};
 use crate::judge::BatchRun;
 use crate::reference::{canonical_args, canonical_args_in, canonical_key_in, input, DedupCall};
 use crate::spec::{held_scripts, tool_answer, DedupCase};
@@ -111,7 +111,7 @@ fn invocation_parts(invocation: &Value) -> Option<(&str, &Object)> {
 fn entry_value(answer: &Answer) -> Value {
     match answer {
         Ok(value) => value.clone(),
-        Err(message) => Value::Str(format!("error: {message}")),
+        Err(message) => Value::Str(format!("error: {message}").into()),
     }
 }
 
@@ -159,7 +159,7 @@ impl Batch<'_> {
             .iter()
             .map(|c| Features::of(self.model, c.args.as_ref()))
             .collect();
-        let entries: HashSet<&str> = output.keys().map(String::as_str).collect();
+        let entries: HashSet<&str> = output.keys().map(Key::as_str).collect();
         // The canonical keys explain every call and every entry (a correct batch, nearly
         // every batch judged): no other way of writing keys can explain more, so the ones
         // with departures, which cost most of the diagnosis, are not written out.
@@ -181,9 +181,9 @@ impl Batch<'_> {
         };
         // A key no way of writing explains may still hold the call's args, read back.
         let taken: HashSet<String> = given.iter().flatten().map(|(k, _)| k.clone()).collect();
-        let unread: Vec<&String> = output
+        let unread: Vec<&Key> = output
             .keys()
-            .filter(|k| !taken.contains(*k))
+            .filter(|k| !taken.contains(k.as_str()))
             .take(MOST_ENTRIES_READ)
             .collect();
         for (i, call) in self.written.iter().enumerate() {
@@ -192,7 +192,7 @@ impl Batch<'_> {
             }
             given[i] = unread
                 .iter()
-                .find_map(|k| read_back(self.model, call, k).map(|d| ((*k).clone(), vec![d])));
+                .find_map(|k| read_back(self.model, call, k).map(|d| (k.to_string(), vec![d])));
         }
         // A later call that shares an earlier call's key while an entry nobody explains
         // holds its args, read back, was given that entry (the keying departs somewhere no
@@ -213,14 +213,14 @@ impl Batch<'_> {
             });
             if let Some(i) = shared {
                 let departure = read_back(self.model, &self.written[i], entry).expect("just read");
-                given[i] = Some(((*entry).clone(), vec![departure]));
+                given[i] = Some((entry.to_string(), vec![departure]));
             }
         }
 
         self.check_keys(&canonical, &features, &given, tally);
 
         let mine: HashSet<&str> = given.iter().flatten().map(|(k, _)| k.as_str()).collect();
-        let unexplained: Vec<&String> = output
+        let unexplained: Vec<&Key> = output
             .keys()
             .filter(|k| !mine.contains(k.as_str()))
             .collect();
@@ -401,7 +401,7 @@ impl Batch<'_> {
                 continue;
             }
             let position = i + 1;
-            let Some(actual) = output.get(key) else {
+            let Some(actual) = output.get(key.as_str()) else {
                 continue;
             };
             if !self.case.tools.contains_key(&call.name) {

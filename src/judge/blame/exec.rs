@@ -8,7 +8,7 @@
 
 use super::ids::*;
 use super::{quote, quote_str, Tally};
-use crate::json::{NumberModel, Object, Value};
+use crate::json::{Key, NumberModel, Object, Value};
 use crate::judge::BatchRun;
 use crate::reference::{canonical_args, DEFAULT_MAX_PARALLEL};
 use crate::reference::{input, plan, DispatchRequest, Dispatcher, Sandbox, ToolCall, Verdict};
@@ -609,7 +609,7 @@ impl Batch<'_> {
                 message.type_name()
             )),
             Some(object) => {
-                let extra: Vec<&String> = object
+                let extra: Vec<&Key> = object
                     .keys()
                     .filter(|k| !["role", "tool_call_id", "content"].contains(&k.as_str()))
                     .collect();

@@ -6,7 +6,7 @@
 //! absent args, another frame than `name(...)`) and finding the one that matches.
 
 use super::ids::*;
-use crate::json::{dumps_str, ecmascript_number, python_repr, NumberModel, Object, Value};
+use crate::json::{dumps_str, ecmascript_number, python_repr, Key, NumberModel, Object, Value};
 use crate::reference::{canonical_key_in, DedupCall};
 
 /// One way of writing a key differently from RULINGS B1.
@@ -439,7 +439,7 @@ impl KeyStyle {
     }
 
     fn object(&self, out: &mut String, object: &Object, depth: usize) {
-        let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+        let mut entries: Vec<(&Key, &Value)> = object.iter().collect();
         let sort = match self.order {
             Order::Sorted => true,
             Order::Insertion => false,
