@@ -1,6 +1,7 @@
 //! Canonical keys: parcall's `canonical_args` against CPython's
-//! `json.dumps(args, sort_keys=True)` on the same corpus, measured side by side in one run,
-//! outputs compared byte for byte. Run: `cargo bench --bench canonical`.
+//! `json.dumps(args, sort_keys=True)` on the same corpus, measured side by side in one run
+//! (the two sides' rounds alternate), outputs compared byte for byte.
+//! Run: `cargo bench --bench canonical`.
 
 use parcall::generate::values;
 use parcall::json::{self, Style, Value};
@@ -86,18 +87,20 @@ fn realistic_args() -> impl Strategy<Value = json::Object> {
         .prop_map(|e| e.into_iter().map(|(k, v)| (k.into(), v)).collect())
 }
 
+/// CPython's side: loads the corpus, then times one round each time it reads a line, so
+/// its rounds alternate with parcall's and both see the machine in the same state.
 const PYTHON: &str = r#"
 import json, sys, time
 args = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
-rounds = int(sys.argv[2])
-times = []
-for _ in range(rounds):
+out = []
+for command in sys.stdin:
+    if command.strip() != "round":
+        break
     start = time.perf_counter()
     out = [json.dumps(a, sort_keys=True) for a in args]
-    times.append(time.perf_counter() - start)
-with open(sys.argv[3], "w", encoding="utf-8") as f:
+    print(repr(time.perf_counter() - start), flush=True)
+with open(sys.argv[2], "w", encoding="utf-8") as f:
     f.write("\n".join(out))
-print(" ".join(repr(t) for t in times))
 "#;
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -156,31 +159,34 @@ fn measure(corpus: &[json::Object]) -> Measure {
         .collect();
     std::fs::write(&input, lines.join("\n")).unwrap();
     let python_out = dir.path().join("python.txt");
-    let child = Command::new("python3")
+    let mut child = Command::new("python3")
         .args([
             "-c",
             PYTHON,
             input.to_str().unwrap(),
-            &ROUNDS.to_string(),
             python_out.to_str().unwrap(),
         ])
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("python3");
-    let output = child.wait_with_output().unwrap();
-    let python: Vec<f64> = String::from_utf8(output.stdout)
-        .unwrap()
-        .split_whitespace()
-        .map(|t| t.parse().unwrap())
-        .collect();
+    let mut to_python = child.stdin.take().unwrap();
+    let mut from_python = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut python = Vec::new();
     let mut rust = Vec::new();
     let mut keys: Vec<String> = Vec::new();
     for _ in 0..ROUNDS {
+        writeln!(to_python, "round").unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut from_python, &mut line).unwrap();
+        python.push(line.trim().parse::<f64>().expect("a time from python3"));
         let start = Instant::now();
         let round: Vec<String> = corpus.iter().map(canonical_args).collect();
         rust.push(start.elapsed().as_secs_f64());
         keys = round;
     }
+    drop(to_python);
+    assert!(child.wait().unwrap().success(), "python3 failed");
     let expected = std::fs::read_to_string(&python_out).unwrap();
     let identical = expected.lines().zip(&keys).filter(|(a, b)| a == b).count();
     Measure {
