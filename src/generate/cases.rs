@@ -274,8 +274,11 @@ fn hold_in_flight(
 ) {
     for (name, script) in tools.iter_mut() {
         for response in &mut script.responses {
-            let key = canonical_args(response.args.as_ref().unwrap_or(&Object::new()));
-            if racing.contains(&(name.clone(), key)) {
+            // A response without args answers every args: holding it would hold them all.
+            let Some(args) = &response.args else {
+                continue;
+            };
+            if racing.contains(&(name.clone(), canonical_args(args))) {
                 response.latency_ms = Some(latency_ms);
             }
         }

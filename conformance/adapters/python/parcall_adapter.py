@@ -253,7 +253,9 @@ class Scripts:
         if not matches:
             return None
         response = script["responses"][min(matches)]
-        latency = response.get("latency_ms", script.get("latency_ms", 0))
+        latency = response.get("latency_ms")
+        if latency is None:
+            latency = script.get("latency_ms") or 0
         if latency and n == 0:
             # Only the first invocation of each args waits (the race probe), as long as
             # its response says, else its script; outside the lock, so calls overlap.

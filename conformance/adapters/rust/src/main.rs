@@ -81,7 +81,8 @@ impl Scripts {
         let response = script["responses"].as_array()?.iter().find(|r| r.get("args").is_none_or(|a| canonical(a) == key))?;
         // Only the first invocation of each args waits (the race probe): as long as its
         // response says, else its script.
-        let latency = response.get("latency_ms").or(script.get("latency_ms")).and_then(Value::as_u64);
+        let own = response.get("latency_ms").filter(|ms| !ms.is_null());
+        let latency = own.or(script.get("latency_ms")).and_then(Value::as_u64);
         if let Some(ms) = latency.filter(|_| n == 0) {
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
