@@ -6,7 +6,7 @@ use super::calls::{exec_calls, long_exec_batch, max_parallel, EQUIVALENT};
 use super::values::{args, deep_args, permute_keys, tricky_string, value};
 use crate::json::{Object, Value};
 use crate::protocol::dispatch_table_for;
-use crate::reference::{canonical_args, plan, Verdict, DEFAULT_MAX_PARALLEL};
+use crate::reference::{canonical_args, dispatched, plan, DEFAULT_MAX_PARALLEL};
 use crate::spec::{Answer, Case, Dispatch, ExceptionClass, Response, SpecCase, ToolScript};
 use indexmap::IndexMap;
 use proptest::prelude::*;
@@ -67,13 +67,11 @@ fn racing_exec_calls(batches: &[(Value, Option<u64>)]) -> HashSet<(String, Strin
     for (calls, max_parallel) in batches {
         let calls = crate::reference::input::tool_calls(calls).unwrap_or_default();
         let decisions = plan(&calls, max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL));
-        let dispatched: Vec<(String, String)> = calls
+        let dispatched: Vec<(String, String)> = dispatched(&calls, &decisions)
             .into_iter()
-            .zip(decisions)
-            .filter(|(_, decision)| decision.verdict == Verdict::Dispatch)
-            .map(|(call, _)| {
-                let key = canonical_args(&call.arguments.unwrap_or_default());
-                (call.tool, key)
+            .map(|call| {
+                let arguments = call.arguments.clone().unwrap_or_default();
+                (call.tool.clone(), canonical_args(&arguments))
             })
             .collect();
         if dispatched.len() >= 2 {

@@ -105,6 +105,16 @@ pub fn plan(calls: &[ToolCall], max_parallel: u64) -> Vec<Decision> {
         .collect()
 }
 
+/// The calls of a batch that its `decisions` ([`plan`]) dispatch, in call order.
+pub fn dispatched<'c>(calls: &'c [ToolCall], decisions: &[Decision]) -> Vec<&'c ToolCall> {
+    calls
+        .iter()
+        .zip(decisions)
+        .filter(|(_, decision)| decision.verdict == Verdict::Dispatch)
+        .map(|(call, _)| call)
+        .collect()
+}
+
 /// The reference `execute_tool_calls`. Pure apart from what `dispatcher` does; no state
 /// survives the call (RULINGS A8).
 pub fn execute_tool_calls<D: Dispatcher + ?Sized>(
@@ -115,12 +125,7 @@ pub fn execute_tool_calls<D: Dispatcher + ?Sized>(
 ) -> Vec<ToolMessage> {
     let decisions = plan(calls, max_parallel);
     let empty = Object::new();
-    let accepted: Vec<&ToolCall> = calls
-        .iter()
-        .zip(&decisions)
-        .filter(|(_, decision)| decision.verdict == Verdict::Dispatch)
-        .map(|(call, _)| call)
-        .collect();
+    let accepted = dispatched(calls, &decisions);
     let mut contents = execution
         .map(&accepted, |call| {
             dispatcher.dispatch(DispatchRequest {

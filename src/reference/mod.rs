@@ -15,8 +15,8 @@ pub use dedup::{
     distinct_calls, run_parallel_calls, run_parallel_calls_in, DistinctCall, Results, Tools,
 };
 pub use execute::{
-    execute_tool_calls, plan, resolve_id, Decision, DispatchRequest, Dispatcher, ToolMessage,
-    Verdict, DEFAULT_MAX_PARALLEL,
+    dispatched, execute_tool_calls, plan, resolve_id, Decision, DispatchRequest, Dispatcher,
+    ToolMessage, Verdict, DEFAULT_MAX_PARALLEL,
 };
 pub use execution::Execution;
 pub use input::{DedupCall, DomainError, ToolCall};
