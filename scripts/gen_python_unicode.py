@@ -3,7 +3,7 @@ str.isspace() for every code point, so the reference's repr() and strip() match 
 that generated it (3.11, Unicode 14.0) and not Rust's newer Unicode tables.
 
 Run: python3 scripts/gen_python_unicode.py > src/reference/python_unicode.rs
-tests/python_unicode.rs runs it again and fails when the committed table drifts."""
+tests/suite/cpython_differential.rs runs it again and fails when the committed table drifts."""
 import sys
 import unicodedata
 

@@ -1,6 +1,6 @@
 """An independent Python rendering of RULINGS: the exercise's own sandbox code with its
 dispatch, scripted tools, and both functions. scripts/author_cases.py computes the spec's
-expectations with it, and tests/cpython_differential.rs checks the Rust reference against it.
+expectations with it, and tests/suite/cpython_differential.rs checks the Rust reference against it.
 
 Used as a module, or as a filter: `python3 scripts/python_oracle.py dispatch|dumps|repr_bits` reads
 one JSON text per line and writes one answer per line."""

@@ -1,6 +1,6 @@
 """Unit tests of parcall's mutator (conformance/adapters/python/parcall_mutator.py).
 
-Run by `cargo test --test mutate` (the_mutator_passes_its_python_unit_tests), or directly:
+Run by `cargo test --test suite -- mutate::` (the_mutator_passes_its_python_unit_tests), or directly:
     python3 tests/python/test_mutator.py"""
 import ast
 import os

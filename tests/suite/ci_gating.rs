@@ -3,7 +3,7 @@
 //! infinities key as `null`), the JavaScript adapter and its examples, the CI report
 //! formats, and reading the spec without running anything.
 
-mod common;
+use crate::common;
 
 use common::{json_report, parcall, root, stdout};
 

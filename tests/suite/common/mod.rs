@@ -1,13 +1,10 @@
 //! Helpers shared by the end-to-end tests: running the real binary, reading its JSON report.
-#![allow(
-    dead_code,
-    reason = "each test binary uses its own subset of the helpers"
-)]
-
 pub mod subjects;
 
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -137,4 +134,105 @@ pub fn in_lanes<T: Sync, R: Send>(
         results.sort_by_key(|(i, _)| *i);
         results.into_iter().map(|(_, r)| r).collect()
     })
+}
+
+/// Held by every test that grades, or looks at what grading leaves on the machine: the
+/// processes of the submission uids, workspaces under /run and /tmp, SysV IPC. A grading run
+/// in another test of this process would otherwise show up in those checks.
+pub fn one_grading_at_a_time() -> MutexGuard<'static, ()> {
+    static GRADING: Mutex<()> = Mutex::new(());
+    // A test that failed while holding it poisons it; the next one still runs.
+    GRADING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Copies the repository's file `from` to `to`, creating `to`'s folder.
+pub fn copy_from_repo(from: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(root().join(from), to).unwrap();
+}
+
+/// Copies the folder `from` into `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The pids of the processes whose command line holds `token` as one argument.
+pub fn processes_holding(token: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == token.as_bytes()))
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The outcome of every case of a JSON report, in order.
+pub fn outcomes(report: &serde_json::Value) -> Vec<String> {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["outcome"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Each submission's score and maximum score, from a grading run's `gradebook.json`.
+pub fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
+    let book: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
+            .unwrap();
+    book["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let score = |field: &str| s[field].as_f64().unwrap();
+            let name = s["name"].as_str().unwrap().to_owned();
+            (name, (score("score"), score("max_score")))
+        })
+        .collect()
+}
+
+/// Each submission's score, from a grading run's `gradebook.json`.
+pub fn scores(out: &Path) -> BTreeMap<String, f64> {
+    gradebook(out)
+        .into_iter()
+        .map(|(name, (score, _))| (name, score))
+        .collect()
+}
+
+/// The workspaces of grading runs on this machine (`parcall-grade-*` under /run and the
+/// temporary folder): what a run must remove, even one killed half way, by the next run.
+pub fn grading_workspaces() -> BTreeSet<PathBuf> {
+    std::fs::read_dir("/run")
+        .into_iter()
+        .chain(std::fs::read_dir(std::env::temp_dir()))
+        .flat_map(|entries| entries.flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("parcall-grade-")
+        })
+        .collect()
 }

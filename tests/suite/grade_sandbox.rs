@@ -2,28 +2,14 @@
 //! submission beside one hostile submission or planted file and asserts the attack is
 //! contained. Tests that need root, namespaces or cgroups say so and skip without them.
 
-mod common;
+use crate::common;
 
-use common::root;
+use common::{copy_from_repo, grading_workspaces, one_grading_at_a_time, root, scores};
 use parcall::grade::sandbox::Capabilities;
-use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// One grading run at a time: several tests look at machine-wide state (IPC, /run, /tmp).
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn copy(from: &str, to: &Path) {
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    std::fs::copy(root().join(from), to).unwrap();
-}
 
 const SOLUTION: &str = "conformance/examples/python/solution.py";
 
@@ -31,10 +17,10 @@ const SOLUTION: &str = "conformance/examples/python/solution.py";
 /// folder of its own with `hostile.json` carrying `settings`.
 fn class_with(work: &Path, hostiles: &[&str], settings: &serde_json::Value) -> PathBuf {
     let class = work.join("class");
-    copy(SOLUTION, &class.join("alice.py"));
+    copy_from_repo(SOLUTION, &class.join("alice.py"));
     for name in hostiles {
         let folder = class.join(name);
-        copy(
+        copy_from_repo(
             &format!("conformance/fixtures/python/hostile/{name}.py"),
             &folder.join("main.py"),
         );
@@ -106,23 +92,6 @@ fn results_of(out: &Path, name: &str) -> String {
     all_results(&out.join("submissions").join(name))
 }
 
-fn scores(out: &Path) -> std::collections::BTreeMap<String, f64> {
-    let book: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
-            .unwrap();
-    book["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["name"].as_str().unwrap().to_owned(),
-                s["score"].as_f64().unwrap(),
-            )
-        })
-        .collect()
-}
-
 /// Skips (with the reason printed) when the sandbox cannot be exercised here.
 fn sandboxed() -> bool {
     let capabilities = Capabilities::detect();
@@ -138,7 +107,7 @@ fn sandboxed() -> bool {
 
 #[test]
 fn inherited_descriptors_do_not_reach_submissions() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["inherited_fds"], &serde_json::json!({}));
     let secret = work.path().join("secret");
@@ -175,7 +144,7 @@ fn inherited_descriptors_do_not_reach_submissions() {
 
 #[test]
 fn links_fifos_and_special_files_are_refused_with_a_reason() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &[], &serde_json::json!({}));
     let secret = work.path().join("shadow");
@@ -216,37 +185,22 @@ fn links_fifos_and_special_files_are_refused_with_a_reason() {
     assert!(!all_results(&out).contains("SECRET-LINK"));
 }
 
-fn workspaces() -> BTreeSet<PathBuf> {
-    std::fs::read_dir("/run")
-        .into_iter()
-        .chain(std::fs::read_dir(std::env::temp_dir()))
-        .flat_map(|entries| entries.flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("parcall-grade-")
-        })
-        .collect()
-}
-
 const FILL_PLACES: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
 
 #[test]
 fn disk_use_is_bounded_and_nothing_is_left_behind() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["fills_disk"], &serde_json::json!({}));
     let sparse = class.join("sparse");
-    copy(SOLUTION, &sparse.join("main.py"));
+    copy_from_repo(SOLUTION, &sparse.join("main.py"));
     let blob = std::fs::File::create(sparse.join("blob.bin")).unwrap();
     blob.set_len(1 << 30).unwrap();
     drop(blob);
-    let before = workspaces();
+    let before = grading_workspaces();
     let out = work.path().join("out");
     let output = grade_in(
         work.path(),
@@ -272,7 +226,7 @@ fn disk_use_is_bounded_and_nothing_is_left_behind() {
         );
     }
     // A subset: the run may also have removed workspaces that killed runs left earlier.
-    let after = workspaces();
+    let after = grading_workspaces();
     assert!(
         after.is_subset(&before),
         "left behind: {:?}",
@@ -286,7 +240,7 @@ fn ipc_keys(kind: &str) -> String {
 
 #[test]
 fn ipc_and_shared_folders_do_not_outlive_a_submission() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -331,7 +285,7 @@ fn ipc_and_shared_folders_do_not_outlive_a_submission() {
 
 #[test]
 fn a_submissions_processes_share_one_memory_limit() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -360,7 +314,7 @@ fn a_submissions_processes_share_one_memory_limit() {
 
 #[test]
 fn bare_file_names_are_hidden_too() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -388,7 +342,7 @@ fn bare_file_names_are_hidden_too() {
 
 #[test]
 fn protocol_errors_count_toward_giving_up() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["wrong_ids"], &serde_json::json!({}));
     let out = work.path().join("out");
@@ -406,7 +360,7 @@ fn protocol_errors_count_toward_giving_up() {
 
 #[test]
 fn each_submission_has_a_wall_clock_budget() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["slow_answers"], &serde_json::json!({}));
     let out = work.path().join("out");
@@ -428,7 +382,7 @@ fn each_submission_has_a_wall_clock_budget() {
 
 #[test]
 fn submissions_learn_no_case_ids_and_reach_no_parcall() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }

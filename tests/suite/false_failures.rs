@@ -2,7 +2,7 @@
 //! whatever look-alike values a case holds, whichever functions it defines, whatever was
 //! checked before from the same folder, and wherever parcall was built.
 
-mod common;
+use crate::common;
 
 use common::{fresh_regressions, in_lanes, json_report, parcall, root, stdout, temp_dir};
 use std::path::{Path, PathBuf};

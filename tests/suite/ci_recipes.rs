@@ -3,7 +3,7 @@
 //! case's line wherever parcall runs, async entry points are awaited, and a runtime killed
 //! by the memory limit at start-up is told so.
 
-mod common;
+use crate::common;
 
 use common::{fresh_regressions, parcall, root, stdout, temp_dir};
 use std::process::Command;

@@ -2,30 +2,16 @@
 //! with the right scores, in bounded time, with nothing left running and no file outside
 //! the results changed; every output format is snapshotted.
 
-mod common;
+use crate::common;
 
-use common::root;
+use common::{copy_from_repo, gradebook, one_grading_at_a_time, root};
 use parcall::grade::sandbox::Capabilities;
 use parcall::grade::uids::{FIRST_UID, LAST_UID};
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// The tests of this file grade one class at a time: the "nothing left running" check
-/// looks at every submission uid on the machine.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn copy(from: &str, to: &Path) {
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    std::fs::copy(root().join(from), to).unwrap();
-}
 
 fn grade(args: &[&str]) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
@@ -38,26 +24,6 @@ fn grade(args: &[&str]) -> (i32, String) {
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
-}
-
-fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
-    let book: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
-            .unwrap();
-    book["submissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["name"].as_str().unwrap().to_owned(),
-                (
-                    s["score"].as_f64().unwrap(),
-                    s["max_score"].as_f64().unwrap(),
-                ),
-            )
-        })
-        .collect()
 }
 
 /// Every file under `dir` with its contents, to prove nothing changed.
@@ -97,12 +63,12 @@ fn processes_of_submission_uids() -> Vec<String> {
 
 #[test]
 fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let capabilities = Capabilities::detect();
     let work = tempfile::tempdir().unwrap();
     let class = work.path().join("class");
     let secret = format!("SECRET-{}", std::process::id());
-    copy(
+    copy_from_repo(
         "conformance/examples/python/solution.py",
         &class.join("alice.py"),
     );
@@ -114,7 +80,7 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
         ),
     )
     .unwrap();
-    copy(
+    copy_from_repo(
         "conformance/examples/python/broken/limit_off_by_one.py",
         &class.join("bob.py"),
     );
@@ -151,7 +117,7 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
     }
     for name in &hostiles {
         let folder = class.join(name);
-        copy(
+        copy_from_repo(
             &format!("conformance/fixtures/python/hostile/{name}.py"),
             &folder.join("main.py"),
         );
@@ -201,7 +167,7 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
     }
     // Graded alone with the same seed, the correct submission gets the same grade.
     let alone = work.path().join("alone");
-    copy(
+    copy_from_repo(
         "conformance/examples/python/solution.py",
         &alone.join("alice.py"),
     );
@@ -271,11 +237,11 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
 
 fn class_of_two(work: &Path) -> PathBuf {
     let class = work.join("class");
-    copy(
+    copy_from_repo(
         "conformance/examples/python/solution.py",
         &class.join("alice.py"),
     );
-    copy(
+    copy_from_repo(
         "conformance/examples/python/broken/limit_off_by_one.py",
         &class.join("bob.py"),
     );
@@ -284,7 +250,7 @@ fn class_of_two(work: &Path) -> PathBuf {
 
 #[test]
 fn shards_together_give_the_same_grades_as_one_run() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_of_two(work.path());
     let common = [
@@ -329,7 +295,7 @@ fn shards_together_give_the_same_grades_as_one_run() {
 
 #[test]
 fn usage_errors_are_clear() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let (code, _) = grade(&["/no/such/class"]);
     assert_eq!(code, 2);
     let work = tempfile::tempdir().unwrap();
@@ -388,7 +354,7 @@ fn stable(text: &str, work: &Path) -> String {
 
 #[test]
 fn output_formats() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_of_two(work.path());
     let rubric = work.path().join("rubric.json");

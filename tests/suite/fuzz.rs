@@ -3,7 +3,7 @@
 //! seed, never fail a correct implementation, reproduce exactly from a seed, shrink to small
 //! counterexamples, and persist them.
 
-mod common;
+use crate::common;
 
 use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
 use parcall::grade::rubric::Rubric;

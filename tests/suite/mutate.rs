@@ -3,7 +3,7 @@
 //! equivalents file that cannot rot, and bad input that must end in a clear message and exit
 //! 2, never a panic. The modules are small so the whole file runs in seconds.
 
-mod common;
+use crate::common;
 
 use common::{root, temp_dir};
 use std::path::{Path, PathBuf};

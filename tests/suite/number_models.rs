@@ -3,7 +3,7 @@
 //! report states the model, and an implementation that tells `1` from `1.0` apart where a
 //! float64 runtime cannot is caught, and charged to the number rules.
 
-mod common;
+use crate::common;
 
 use common::{in_lanes, json_report, parcall, root, stdout, temp_dir};
 use std::collections::BTreeSet;

@@ -4,6 +4,7 @@
 //!
 //! Generated files are rewritten instead of compared when `PARCALL_BLESS=1` is set.
 
+use crate::common::copy_dir;
 use parcall::json;
 use parcall::spec::{self, markdown, Spec};
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ fn assert_generated(path: &Path, generated: &str) {
     assert!(
         committed == generated,
         "{} is out of date with the Rust types or spec files; rerun with PARCALL_BLESS=1 \
-         (`PARCALL_BLESS=1 cargo test --test spec_integrity`) and commit the result",
+         (`PARCALL_BLESS=1 cargo test --test suite -- spec_integrity::`) and commit the result",
         path.display()
     );
 }
@@ -178,19 +179,6 @@ fn copy_spec_with(relative: &str, text: &str) -> tempfile::TempDir {
     copy_dir(&spec_root(), dir.path());
     std::fs::write(dir.path().join("cases").join(relative), text).unwrap();
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[rstest::rstest]

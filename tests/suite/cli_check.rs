@@ -2,9 +2,11 @@
 //! misbehaving fixtures are contained (verdict, bounded time, nothing left running), usage
 //! errors say what is wrong, and every report format is snapshotted.
 
-mod common;
+use crate::common;
 
-use common::{fresh_regressions, in_lanes, json_report, parcall, root, stdout};
+use common::{
+    fresh_regressions, in_lanes, json_report, outcomes, parcall, processes_holding, root, stdout,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -160,15 +162,6 @@ fn run_fixture(name: &str, extra: &[&str]) -> (i32, serde_json::Value, Duration)
     (code, report, started.elapsed())
 }
 
-fn outcomes(report: &serde_json::Value) -> Vec<String> {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["outcome"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 fn case<'r>(report: &'r serde_json::Value, id: &str) -> &'r serde_json::Value {
     report["cases"]
         .as_array()
@@ -274,20 +267,7 @@ fn no_process_started_by_the_implementation_outlives_the_run() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     std::thread::sleep(Duration::from_millis(300));
-    let survivors: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.parse::<u32>().is_ok())
-        })
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == token.as_bytes()))
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let survivors = processes_holding(&token);
     assert!(
         survivors.is_empty(),
         "processes left running: {survivors:?}"

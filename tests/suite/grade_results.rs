@@ -2,26 +2,14 @@
 //! names that collide with the run's own files or carry formulas and control characters, a
 //! run killed half way, and set-up mistakes that must not be blamed on students.
 
-mod common;
+use crate::common;
 
-use common::root;
+use common::{copy_from_repo, grading_workspaces, one_grading_at_a_time};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 const SOLUTION: &str = "conformance/examples/python/solution.py";
-
-fn copy(from: &str, to: &Path) {
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    std::fs::copy(root().join(from), to).unwrap();
-}
 
 fn grade(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_parcall"))
@@ -49,14 +37,14 @@ fn text(bytes: &[u8]) -> String {
 /// A class of two correct submissions (one module alone would be a submission itself).
 fn solo_class(work: &Path) -> PathBuf {
     let class = work.join("class");
-    copy(SOLUTION, &class.join("alice.py"));
-    copy(SOLUTION, &class.join("bob.py"));
+    copy_from_repo(SOLUTION, &class.join("alice.py"));
+    copy_from_repo(SOLUTION, &class.join("bob.py"));
     class
 }
 
 #[test]
 fn planted_links_in_out_are_replaced_not_followed() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     let victims = work.path().join("victims");
@@ -90,11 +78,11 @@ fn planted_links_in_out_are_replaced_not_followed() {
 
 #[test]
 fn submission_names_cannot_collide_with_the_runs_files() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
-    copy(SOLUTION, &class.join("gradebook.csv.py"));
-    copy(SOLUTION, &class.join("gradebook.json.py"));
+    copy_from_repo(SOLUTION, &class.join("gradebook.csv.py"));
+    copy_from_repo(SOLUTION, &class.join("gradebook.json.py"));
     let out = work.path().join("out");
     let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
@@ -107,7 +95,7 @@ fn submission_names_cannot_collide_with_the_runs_files() {
 
 #[test]
 fn formulas_and_control_characters_in_names_are_neutralised() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     for name in [
@@ -117,7 +105,7 @@ fn formulas_and_control_characters_in_names_are_neutralised() {
         "-2.py",
         "\x1b]0;owned\x07\x1b[2Jbell.py",
     ] {
-        copy(SOLUTION, &class.join(name));
+        copy_from_repo(SOLUTION, &class.join(name));
     }
     let out = work.path().join("out");
     let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
@@ -140,34 +128,17 @@ fn formulas_and_control_characters_in_names_are_neutralised() {
     }
 }
 
-fn workspaces() -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir("/run")
-        .into_iter()
-        .chain(std::fs::read_dir(std::env::temp_dir()))
-        .flat_map(|entries| entries.flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("parcall-grade-")
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 #[test]
 fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
-    copy(
+    copy_from_repo(
         "conformance/fixtures/python/hostile/sleeper.py",
         &class.join("zz_sleeper.py"),
     );
     let out = work.path().join("out");
-    let before = workspaces();
+    let before = grading_workspaces();
     let mut child = Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args([
             "grade",
@@ -214,7 +185,7 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     // A subset: the next run also removes workspaces that other killed runs left earlier.
-    let after = workspaces();
+    let after = grading_workspaces();
     assert!(
         after.iter().all(|w| before.contains(w)),
         "the killed run's workspace is still there: {after:?}"
@@ -223,7 +194,7 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
 
 #[test]
 fn a_full_disk_leaves_no_empty_result_and_says_so() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     // SAFETY: geteuid has no side effects.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("skipped: mounting a small filesystem for --out needs root");
@@ -263,7 +234,7 @@ fn a_full_disk_leaves_no_empty_result_and_says_so() {
 
 #[test]
 fn set_up_mistakes_are_set_up_errors_not_zero_grades() {
-    let _serial = serial();
+    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     let rubric = |name: &str, body: &str| {

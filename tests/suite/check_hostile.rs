@@ -6,9 +6,11 @@
 //! `PARCALL_TEST_BINARY=path` runs these against another build (an older one, to see them
 //! fail).
 
-mod common;
+use crate::common;
 
-use common::{fresh_regressions, root};
+use common::{
+    copy_dir, fresh_regressions, one_grading_at_a_time, outcomes, processes_holding, root,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -58,15 +60,6 @@ fn json(output: &Output) -> serde_json::Value {
     parcall::json::to_serde_json(&value)
 }
 
-fn outcomes(report: &serde_json::Value) -> Vec<String> {
-    report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["outcome"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 fn fixture(name: &str) -> String {
     format!("conformance/fixtures/python/{name}.py")
 }
@@ -95,24 +88,6 @@ fn an_implementation_cannot_rewrite_the_expectations_that_gate_it() {
         "{}",
         text(&output)
     );
-}
-
-/// The pids of processes whose command line holds `token`.
-fn processes_holding(token: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.parse::<u32>().is_ok())
-        })
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == token.as_bytes()))
-        })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect()
 }
 
 fn assert_none_left(token: &str) {
@@ -373,6 +348,7 @@ fn replies_past_a_bound_are_an_outcome_not_kept() {
 /// panic (`run_with` fails the test on one) or a run.
 #[test]
 fn absurd_numeric_flags_are_usage_errors() {
+    let _grading = one_grading_at_a_time();
     let absurd = [
         "-1",
         "0",
@@ -434,6 +410,7 @@ fn mkfifo(path: &Path) {
 /// FIFOs and devices named as input: refused at once with exit 2, never opened blocking.
 #[test]
 fn special_files_as_inputs_are_refused_without_blocking() {
+    let _grading = one_grading_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("input.json");
     mkfifo(&fifo);
@@ -479,18 +456,6 @@ fn special_files_as_inputs_are_refused_without_blocking() {
                 || stderr.contains("device"),
             "{args:?}: {stderr}"
         );
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 

@@ -1,0 +1,27 @@
+//! parcall's tests from outside its library: the real binary end to end, the reference against
+//! CPython and naive oracles, the spec's integrity. One file per subject, all in one test
+//! binary: one link instead of sixteen, and libtest runs any two tests at a time across
+//! files, so a long test in one file never leaves the second core idle while the rest of its
+//! file waits (BENCHMARKS.md section 5). `cargo test --test suite -- fuzz::` runs one file.
+//!
+//! Sharing a process means sharing the machine's state too: tests that grade, or that look at
+//! what grading leaves behind, take `common::one_grading_at_a_time()` whatever their file.
+
+mod common;
+
+mod check_hostile;
+mod ci_gating;
+mod ci_recipes;
+mod cli_check;
+mod cpython_differential;
+mod edge_cases;
+mod false_failures;
+mod fuzz;
+mod grade;
+mod grade_results;
+mod grade_sandbox;
+mod html_report;
+mod mutate;
+mod number_models;
+mod properties;
+mod spec_integrity;
