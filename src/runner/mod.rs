@@ -22,7 +22,10 @@ pub struct Settings {
     pub timeout: Duration,
     /// Deadline for start-up and handshake (import time included).
     pub startup: Duration,
-    /// Cases sent ahead of their turn, so the pipe never sits idle between cases.
+    /// Cases sent ahead of their turn, so the pipe never sits idle between cases. Wide
+    /// enough that neither side waits for the other's slow cases: with 8, the Python adapter
+    /// sat idle or blocked on its reply for 30% of a run while parcall judged (BENCHMARKS.md
+    /// section 3).
     pub window: usize,
     /// Consecutive timeouts, crashes or protocol errors in one function before its other
     /// cases are not run.
@@ -37,7 +40,7 @@ impl Default for Settings {
         Settings {
             timeout: Duration::from_secs(5),
             startup: Duration::from_secs(10),
-            window: 8,
+            window: 32,
             give_up_after: 3,
             deadline: None,
         }
@@ -354,8 +357,11 @@ impl Runner<'_> {
             match answer {
                 Answer::Reply(reply) => {
                     consecutive_failures = 0;
-                    let (outcome, blame) = judge_reply(self.number_model, &oldest.case, &reply);
-                    let printed = bounds::kept_printed(reply.output);
+                    let CaseReply {
+                        batches, output, ..
+                    } = *reply;
+                    let (outcome, blame) = judge_reply(self.number_model, &oldest.case, batches);
+                    let printed = bounds::kept_printed(output);
                     self.emit(
                         sink,
                         CaseResult {
@@ -623,30 +629,30 @@ fn signal_hint(signal: i32) -> &'static str {
     }
 }
 
-/// Judges a case reply: batches that returned are judged in order; a batch that raised
-/// is an exception, unless an earlier batch already failed (see [`verdict`]). `case`
-/// holds the expectations of number model `model`, which the reply is read by.
-pub fn judge_reply(model: NumberModel, case: &SpecCase, reply: &CaseReply) -> (Outcome, Blame) {
-    let mut runs = Vec::with_capacity(reply.batches.len());
-    for batch in &reply.batches {
+/// Judges a case's batch replies: batches that returned are judged in order; a batch that
+/// raised is an exception, unless an earlier batch already failed (see [`verdict`]). `case`
+/// holds the expectations of number model `model`, which the reply is read by. The replies
+/// are taken, not copied: a reply's values are used once, and copying them (and freeing the
+/// copies) was about 6% of judging in `perf` (BENCHMARKS.md section 3).
+pub fn judge_reply(
+    model: NumberModel,
+    case: &SpecCase,
+    batches: Vec<BatchReply>,
+) -> (Outcome, Blame) {
+    let mut runs = Vec::with_capacity(batches.len());
+    for batch in batches {
         match batch {
             BatchReply::Returned {
                 output,
                 invocations,
             } => runs.push(BatchRun {
-                output: output.clone(),
-                invocations: invocations.clone(),
+                output,
+                invocations,
             }),
             BatchReply::Raised {
                 message, traceback, ..
             } => {
-                return verdict_raised(
-                    model,
-                    &case.case,
-                    &runs,
-                    message.clone(),
-                    traceback.clone(),
-                );
+                return verdict_raised(model, &case.case, &runs, message, traceback);
             }
         }
     }

@@ -185,9 +185,15 @@ def snapshot(value):
         return {"$parcall_not_json": str(e)}
 
 
+# json.dumps(value, sort_keys=True), with its encoder made once: dumps builds a new one on every
+# call with a non-default option, a third of the cost of a small key (BENCHMARKS.md section 3).
+# An encoder keeps no state between calls, so threads may share it.
+_sorted_encode = json.JSONEncoder(sort_keys=True).encode
+
+
 def canonical(value):
     try:
-        return json.dumps(value, sort_keys=True)
+        return _sorted_encode(value)
     except (TypeError, ValueError):
         return "<not json: %s>" % short_repr(value)
 
