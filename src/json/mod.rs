@@ -15,7 +15,7 @@ mod write;
 pub use ecmascript::ecmascript_number;
 pub use float_repr::python_repr;
 pub use number_model::NumberModel;
-pub use parse::{parse, ParseError};
+pub use parse::{list_member, parse, parse_item, ListMember, ParseError};
 pub(crate) use serde_glue::deserialize_tagged;
 pub use serde_glue::{
     from_file, from_value, from_value_owned, read_regular_file, tagged_deserialize, to_serde_json,

@@ -49,12 +49,18 @@ pub enum Case {
     Dedup(DedupCase),
 }
 
-impl SpecCase {
+impl Case {
     pub fn id(&self) -> &str {
-        match &*self.case {
+        match self {
             Case::Exec(c) => &c.id,
             Case::Dedup(c) => &c.id,
         }
+    }
+}
+
+impl SpecCase {
+    pub fn id(&self) -> &str {
+        self.case.id()
     }
 
     pub fn function(&self) -> Function {
@@ -202,29 +208,32 @@ fn read_json<T: serde::de::DeserializeOwned>(
     relative: &str,
     problems: &mut Vec<String>,
 ) -> Option<T> {
-    read_json_text(source, relative, problems, |_| ()).map(|(value, _, ())| value)
+    let parsed = source
+        .read(relative)
+        .and_then(|text| parse_json_text(source, relative, &text, |_| ()));
+    parsed
+        .map(|(value, ())| value)
+        .map_err(|problem| problems.push(problem))
+        .ok()
 }
 
-/// [`read_json`], with the file's text and what `inspect` finds in the parsed JSON before it
-/// is taken apart into the typed value.
-fn read_json_text<T: serde::de::DeserializeOwned, I>(
+/// Parses a file's `text` into a typed value, with what `inspect` finds in the parsed JSON
+/// before it is taken apart into the typed value.
+fn parse_json_text<T: serde::de::DeserializeOwned, I>(
     source: &Source,
     relative: &str,
-    problems: &mut Vec<String>,
+    text: &str,
     inspect: impl FnOnce(&Value) -> I,
-) -> Option<(T, String, I)> {
+) -> Result<(T, I), String> {
     let name = source.display(relative);
-    let parsed = source.read(relative).and_then(|text| {
-        let value = json::parse(&text).map_err(|e| format!("{name}: invalid JSON: {e}"))?;
-        let found = inspect(&value);
-        // Copied, not taken apart: moving the values out left the freed containers of a
-        // 150 MB export scattered between the live strings, and every allocation of the run
-        // that followed paid for the holes (`check --spec` of 10,000 generated cases took
-        // 12 s instead of 7; BENCHMARKS.md section 3).
-        let typed = json::from_value(&value).map_err(|e| format!("{name}: {e}"))?;
-        Ok((typed, text, found))
-    });
-    parsed.map_err(|problem| problems.push(problem)).ok()
+    let value = json::parse(text).map_err(|e| format!("{name}: invalid JSON: {e}"))?;
+    let found = inspect(&value);
+    // Copied, not taken apart: moving the values out left the freed containers of a
+    // 150 MB export scattered between the live strings, and every allocation of the run
+    // that followed paid for the holes (`check --spec` of 10,000 generated cases took
+    // 12 s instead of 7; BENCHMARKS.md section 3).
+    let typed = json::from_value(&value).map_err(|e| format!("{name}: {e}"))?;
+    Ok((typed, found))
 }
 
 /// The 1-based line holding each case's `"id": "<id>"` (ids are unique, lowercase words and
@@ -234,12 +243,6 @@ fn read_json_text<T: serde::de::DeserializeOwned, I>(
 /// generated cases quadratic (minutes), and splitting the text into lines first was a
 /// tenth of the loading.
 fn lines_of_ids<'c>(text: &str, ids: impl Iterator<Item = &'c str>) -> Vec<Option<usize>> {
-    let newlines = |from: usize, to: usize| {
-        text.as_bytes()[from..to]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-    };
     // Where the last id was found, and its line.
     let (mut at, mut line) = (0, 1);
     ids.map(|id| {
@@ -252,7 +255,7 @@ fn lines_of_ids<'c>(text: &str, ids: impl Iterator<Item = &'c str>) -> Vec<Optio
                 found
             }
         };
-        let found_line = line + newlines(at, found);
+        let found_line = line + newlines(&text[at..found]);
         // The next search starts on the next line, as a search line by line would.
         (at, line) = match text[found..].find('\n') {
             Some(end) => (found + end + 1, found_line + 1),
@@ -296,50 +299,138 @@ struct ReadFile {
     problems: Vec<String>,
 }
 
-/// Reads the case files, two at a time: a spec export of 10,000 generated cases is two files
-/// of 60 and 100 MB, whose reading is most of `check --spec` (BENCHMARKS.md section 3).
-/// Returned in the order given.
+/// Reads the case files on every core, each file's cases parsed apart: a spec export of
+/// 10,000 generated cases is two files of 60 and 100 MB, whose reading was most of
+/// `check --spec` (BENCHMARKS.md section 3). Returned in the order given, so cases and
+/// problems come out the same every time.
 fn read_case_files(source: &Source, files: &[(Function, String)]) -> Vec<ReadFile> {
-    let read = |(function, path): &(Function, String)| {
-        let mut file = ReadFile::default();
-        if let Some(text) =
-            read_case_file(source, path, *function, &mut file.cases, &mut file.problems)
-        {
-            file.lines = lines_of_ids(&text, file.cases.iter().map(SpecCase::id));
-        }
-        file
-    };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let worker = || {
-        let mut done = Vec::new();
-        loop {
-            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(file) = files.get(index) else {
-                return done;
-            };
-            done.push((index, read(file)));
-        }
-    };
-    let mut read_files: Vec<(usize, ReadFile)> = std::thread::scope(|scope| {
-        let helper = scope.spawn(worker);
-        let mut mine = worker();
-        mine.extend(helper.join().expect("a case file reader does not panic"));
-        mine
-    });
-    read_files.sort_by_key(|(index, _)| *index);
-    read_files.into_iter().map(|(_, file)| file).collect()
+    use rayon::prelude::*;
+    files
+        .par_iter()
+        .map(|(function, path)| read_case_file(source, path, *function))
+        .collect()
 }
 
-/// Reads one case file into `cases`; returns its text when it was read.
-fn read_case_file(
-    source: &Source,
-    relative: &str,
-    folder_function: Function,
-    cases: &mut Vec<SpecCase>,
-    problems: &mut Vec<String>,
-) -> Option<String> {
-    // The longest integer of each case, found in the JSON as written (every number of a
-    // case is in it, whatever field holds it).
+/// A case as read, with the digit count of its longest integer: found in the JSON as written,
+/// where every number of the case is, whatever field holds it.
+type ReadCase = (Case, Option<usize>);
+
+/// Reads one case file whose cases belong in the folder of `folder_function`.
+fn read_case_file(source: &Source, relative: &str, folder_function: Function) -> ReadFile {
+    let mut file = ReadFile::default();
+    let text = match source.read(relative) {
+        Ok(text) => text,
+        Err(problem) => {
+            file.problems.push(problem);
+            return file;
+        }
+    };
+    // A file that cannot be read apart is read whole, which says what is wrong with it in
+    // the same words whichever way it would have been read.
+    let (read, lines) = match read_cases_apart(&text) {
+        Some(apart) => apart,
+        None => match read_cases_whole(source, relative, &text) {
+            Ok(read) => {
+                let lines = lines_of_ids(&text, read.iter().map(|(case, _)| case.id()));
+                (read, lines)
+            }
+            Err(problem) => {
+                file.problems.push(problem);
+                return file;
+            }
+        },
+    };
+    for (case, longest) in read {
+        let case = SpecCase {
+            file: relative.to_owned(),
+            case: case.into(),
+        };
+        if case.function() != folder_function {
+            file.problems.push(format!(
+                "{relative}: holds `{}` cases but sits in the folder of `{folder_function}`",
+                case.function()
+            ));
+            file.cases.clear();
+            return file;
+        }
+        for problem in case_problems(&case, longest) {
+            file.problems
+                .push(format!("{relative}: case {}: {problem}", case.id()));
+        }
+        file.cases.push(case);
+    }
+    file.lines = lines;
+    file
+}
+
+/// The cases of a file parsed one by one, on every core, with the line of each one's id:
+/// the file with its `cases` emptied, then each case. `None` when any piece fails (the file
+/// is then read whole).
+fn read_cases_apart(text: &str) -> Option<(Vec<ReadCase>, Vec<Option<usize>>)> {
+    use rayon::prelude::*;
+    let member = json::list_member(text, "cases")?;
+    let header = format!(
+        "{}[]{}",
+        &text[..member.list.start],
+        &text[member.list.end..]
+    );
+    let header: CaseFile = json::from_value(&json::parse(&header).ok()?).ok()?;
+    let exec = matches!(header, CaseFile::ExecuteToolCalls { .. });
+    let read: Vec<(ReadCase, LinesOf)> = member
+        .items
+        .par_iter()
+        .map(|item| {
+            let value = json::parse_item(text, item.clone(), json::ListMember::ITEM_DEPTH).ok()?;
+            let longest = longest_integer(&value);
+            // Copied, as a whole file is (see `parse_json_text`): taking the value apart
+            // was no faster here and left 10% more memory behind.
+            let case = if exec {
+                Case::Exec(json::from_value(&value).ok()?)
+            } else {
+                Case::Dedup(json::from_value(&value).ok()?)
+            };
+            let lines = LinesOf::item(&text[item.clone()], case.id());
+            Some(((case, longest), lines))
+        })
+        .collect::<Option<_>>()?;
+    // Each item's lines counted apart, added up here with the lines between items.
+    let mut line = 1;
+    let mut after = 0;
+    let mut ids = Vec::with_capacity(read.len());
+    let mut cases = Vec::with_capacity(read.len());
+    for (item, (case, lines)) in member.items.iter().zip(read) {
+        line += newlines(&text[after..item.start]);
+        ids.push(lines.id.map(|within| line + within));
+        line += lines.total;
+        after = item.end;
+        cases.push(case);
+    }
+    Some((cases, ids))
+}
+
+/// The newlines of one case's text, in all and before the case's `"id": "<id>"`.
+struct LinesOf {
+    total: usize,
+    id: Option<usize>,
+}
+
+impl LinesOf {
+    fn item(item: &str, id: &str) -> LinesOf {
+        let written = format!("\"id\": \"{id}\"");
+        LinesOf {
+            total: newlines(item),
+            id: item.find(&written).map(|at| newlines(&item[..at])),
+        }
+    }
+}
+
+fn newlines(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
+}
+
+/// The cases of a file parsed whole; a problem names the file, and the line and column or
+/// the field path.
+fn read_cases_whole(source: &Source, relative: &str, text: &str) -> Result<Vec<ReadCase>, String> {
     let longest_integers = |file: &Value| -> Vec<Option<usize>> {
         let cases = file.as_object().and_then(|file| file.get("cases"));
         match cases.and_then(Value::as_list) {
@@ -347,32 +438,13 @@ fn read_case_file(
             None => Vec::new(),
         }
     };
-    let (file, text, longest) =
-        read_json_text::<CaseFile, _>(source, relative, problems, longest_integers)?;
-    let relative = relative.to_owned();
-    let loaded: Vec<Case> = match file {
+    let (file, longest) = parse_json_text::<CaseFile, _>(source, relative, text, longest_integers)?;
+    let cases: Vec<Case> = match file {
         CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
         CaseFile::RunParallelCalls { cases, .. } => cases.into_iter().map(Case::Dedup).collect(),
     };
-    for (index, case) in loaded.into_iter().enumerate() {
-        let case = SpecCase {
-            file: relative.clone(),
-            case: case.into(),
-        };
-        if case.function() != folder_function {
-            problems.push(format!(
-                "{relative}: holds `{}` cases but sits in the folder of `{folder_function}`",
-                case.function()
-            ));
-            return None;
-        }
-        let longest = longest.get(index).copied().flatten();
-        for problem in case_problems(&case, longest) {
-            problems.push(format!("{relative}: case {}: {problem}", case.id()));
-        }
-        cases.push(case);
-    }
-    Some(text)
+    let longest = longest.into_iter().chain(std::iter::repeat(None));
+    Ok(cases.into_iter().zip(longest).collect())
 }
 
 /// What is wrong inside one case, independent of other cases; `longest_integer` is the
@@ -549,7 +621,75 @@ fn check_links(requirements: &[Requirement], cases: &[SpecCase], problems: &mut 
 
 #[cfg(test)]
 mod tests {
-    use super::lines_of_ids;
+    use super::*;
+
+    /// Every case file of the built-in spec, by its path.
+    fn bundled_case_files() -> Vec<(Function, String, String)> {
+        let source = Source::Embedded;
+        let mut files = Vec::new();
+        for function in Function::ALL {
+            for path in source
+                .json_files(&format!("cases/{}", function.name()))
+                .unwrap()
+            {
+                let text = source.read(&path).unwrap();
+                files.push((function, path, text));
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn cases_read_apart_are_the_cases_read_whole_on_the_same_lines() {
+        for (_, path, text) in bundled_case_files() {
+            let (apart, lines) = read_cases_apart(&text).expect(&path);
+            let whole = read_cases_whole(&Source::Embedded, &path, &text).unwrap();
+            let whole_lines = lines_of_ids(&text, whole.iter().map(|(case, _)| case.id()));
+            assert!(apart == whole, "{path}: the cases differ");
+            assert_eq!(lines, whole_lines, "{path}");
+            assert!(lines.iter().all(Option::is_some), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_apart_is_read_whole_with_the_same_problems() {
+        let (function, path, text) = bundled_case_files()
+            .into_iter()
+            .find(|(_, path, _)| path.ends_with("execute_tool_calls/seed.json"))
+            .unwrap();
+        let last_id = text.rfind("\"id\": \"exec-seed-").unwrap();
+        let broken = [
+            // Invalid JSON in a late case: the line and column are the whole file's.
+            format!("{}\"id\": 'x', {}", &text[..last_id], &text[last_id..]),
+            // A field no case has.
+            text.replacen("\"description\":", "\"descripton\":", 1),
+            // The list twice, and a key written with an escape.
+            text.replacen("\"cases\":", "\"cases\": [], \"cases\":", 1),
+            text.replacen("\"topic\":", "\"t\\u006fpic\":", 1),
+        ];
+        let original = read_cases_apart(&text).unwrap().0;
+        for (index, text) in broken.iter().enumerate() {
+            assert!(read_cases_apart(text).is_none(), "variant {index}");
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join(&path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, text).unwrap();
+            let source = Source::Dir(dir.path().to_owned());
+            let mut problems = Vec::new();
+            match read_cases_whole(&source, &path, text) {
+                // Read whole, the last two mean the original's cases.
+                Ok(cases) => assert!(index >= 2 && cases == original, "variant {index}"),
+                Err(problem) => problems.push(problem),
+            }
+            let read = read_case_file(&source, &path, function);
+            assert_eq!(read.problems, problems, "variant {index}");
+            if index == 0 {
+                let line = text[..last_id].matches('\n').count() + 1;
+                let at = format!("invalid JSON: expecting a value at line {line} column");
+                assert!(problems[0].contains(&at), "{problems:?}");
+            }
+        }
+    }
 
     #[test]
     fn case_lines_are_found_in_order_out_of_order_and_not_at_all() {
