@@ -540,6 +540,39 @@ mod tests {
         );
     }
 
+    /// JSON-like texts: an object of up to three members, mostly lists of small values, with
+    /// a stray bracket, quote, backslash or comma now and then.
+    fn object_text() -> impl proptest::strategy::Strategy<Value = String> {
+        let item = r#"(1|-2.5e3|"x"|"\]\}"|"\\"|\[\]|\{\}|\{"b":\[1, \{\}\]\}|[\[\]{}",:a\\é])"#;
+        let list = format!(r#"\[( ?{item} ?,){{0,3}} ?{item}? ?\]"#);
+        let member = format!(r#""(a|a|b|a\\|é)" ?: ?({list}|1|"\]"|\{{\}})"#);
+        let text = format!(r#" ?\{{ ?{member}( ?, ?{member}){{0,2}} ?\}}[ \]]?"#);
+        proptest::string::string_regex(&text).unwrap()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(2048))]
+
+        /// Whatever the text, the cut never panics, and a text whose pieces all parse is
+        /// valid whole and means what its pieces mean.
+        #[test]
+        fn pieces_that_parse_make_the_whole(text in object_text()) {
+            let Some(member) = list_member(&text, "a") else {
+                return Ok(());
+            };
+            let header = format!("{}[]{}", &text[..member.list.start], &text[member.list.end..]);
+            let items: Result<Vec<Value>, _> = member
+                .items
+                .iter()
+                .map(|item| parse_item(&text, item.clone(), ListMember::ITEM_DEPTH))
+                .collect();
+            if let (Ok(Value::Object(mut header)), Ok(items)) = (parse(&header), items) {
+                header.insert("a".into(), Value::List(items));
+                proptest::prop_assert_eq!(parse(&text), Ok(Value::Object(header)));
+            }
+        }
+    }
+
     #[test]
     fn astral_escapes_combine() {
         assert_eq!(parse(r#""\ud83d\ude00""#).unwrap(), Value::from("😀"));
