@@ -43,11 +43,6 @@ pub struct ListMember {
     pub items: Vec<Range<usize>>,
 }
 
-impl ListMember {
-    /// How deep the items sit in the whole text: in a list in the top-level object.
-    pub const ITEM_DEPTH: usize = 2;
-}
-
 /// Finds the list that member `key` of the top-level object holds, and cuts it into items.
 /// `None` when the text is not shaped so, or not plainly enough to be sure (a key written
 /// with an escape, the key twice): the caller then parses the whole text, which also says
@@ -98,13 +93,15 @@ pub fn list_member(text: &str, key: &str) -> Option<ListMember> {
         .flatten()
 }
 
-/// Parses one item that [`list_member`] found: errors say where in the whole text.
-pub fn parse_item(text: &str, item: Range<usize>, depth: usize) -> Result<Value, ParseError> {
+/// Parses one item that [`list_member`] found, nested as deep as it is in the whole text (in
+/// a list in the top-level object); errors say where in the whole text.
+pub fn parse_item(text: &str, item: Range<usize>) -> Result<Value, ParseError> {
+    const ITEM_DEPTH: usize = 2;
     let mut parser = Parser {
         text,
         pos: item.start,
     };
-    let value = parser.value(depth)?;
+    let value = parser.value(ITEM_DEPTH)?;
     if parser.pos != item.end {
         return Err(parser.error("the item ends somewhere else"));
     }
@@ -494,10 +491,7 @@ mod tests {
         assert!(text[member.list.clone()].starts_with('[') && text[member.list].ends_with(']'));
         for item in &member.items {
             let whole = parse(&text[item.clone()]).unwrap();
-            assert_eq!(
-                parse_item(text, item.clone(), ListMember::ITEM_DEPTH).unwrap(),
-                whole
-            );
+            assert_eq!(parse_item(text, item.clone()).unwrap(), whole);
         }
         assert_eq!(list_member(r#"{"cases": []}"#, "cases").unwrap().items, []);
     }
@@ -525,19 +519,16 @@ mod tests {
     fn an_item_parses_only_as_exactly_its_range() {
         let text = r#"{"cases": [tru, 1x, [2]]}"#;
         let member = list_member(text, "cases").unwrap();
-        assert!(parse_item(text, member.items[0].clone(), 2).is_err());
-        assert!(parse_item(text, member.items[1].clone(), 2).is_err());
-        assert!(parse_item(text, member.items[2].clone(), 2).is_ok());
+        assert!(parse_item(text, member.items[0].clone()).is_err());
+        assert!(parse_item(text, member.items[1].clone()).is_err());
+        assert!(parse_item(text, member.items[2].clone()).is_ok());
         // Items nest as deep as they would in the whole text.
         let deep = format!(
             r#"{{"cases": [{}]}}"#,
             "[".repeat(MAX_DEPTH - 1) + &"]".repeat(MAX_DEPTH - 1)
         );
         let item = list_member(&deep, "cases").unwrap().items[0].clone();
-        assert_eq!(
-            parse_item(&deep, item, ListMember::ITEM_DEPTH).is_err(),
-            parse(&deep).is_err()
-        );
+        assert_eq!(parse_item(&deep, item).is_err(), parse(&deep).is_err());
     }
 
     /// JSON-like texts: an object of up to three members, mostly lists of small values, with
@@ -564,7 +555,7 @@ mod tests {
             let items: Result<Vec<Value>, _> = member
                 .items
                 .iter()
-                .map(|item| parse_item(&text, item.clone(), ListMember::ITEM_DEPTH))
+                .map(|item| parse_item(&text, item.clone()))
                 .collect();
             if let (Ok(Value::Object(mut header)), Ok(items)) = (parse(&header), items) {
                 header.insert("a".into(), Value::List(items));
