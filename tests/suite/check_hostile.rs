@@ -22,12 +22,13 @@ fn binary() -> PathBuf {
 
 /// Runs parcall with `envs` added; kills it and fails the test past `deadline` (a hang).
 fn run_with(args: &[&str], envs: &[(&str, &str)], deadline: Duration) -> Output {
+    let regressions = fresh_regressions();
     let mut command = Command::new(binary());
     command
         .args(args)
         .current_dir(root())
         .env_remove("NO_COLOR")
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", regressions.as_os_str())
         .stdin(Stdio::null());
     for (name, value) in envs {
         command.env(name, value);
@@ -164,6 +165,7 @@ fn without_a_pid_namespace_the_subreaper_catches_them() {
 #[test]
 fn the_implementation_dies_when_parcall_is_killed() {
     let token = format!("parcall-orphan-probe-{}", std::process::id());
+    let regressions = fresh_regressions();
     let mut parcall = Command::new(binary())
         .args([
             "check",
@@ -175,7 +177,7 @@ fn the_implementation_dies_when_parcall_is_killed() {
         .current_dir(root())
         .env("PARCALL_FIXTURE_TOKEN", &token)
         .env("PARCALL_FIXTURE_HANG", "1")
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", regressions.as_os_str())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -475,6 +477,7 @@ fn a_missing_program_is_a_set_up_error(#[case] args: &[&str], #[case] message: &
 /// Runs parcall to the end and returns its exit code and the peak resident memory, in KiB,
 /// of it and the processes it waited for (wait4's rusage).
 fn run_measured(args: &[&str]) -> (i32, i64) {
+    let regressions = fresh_regressions();
     #[expect(
         clippy::zombie_processes,
         reason = "reaped by wait4 below, which std does not know of"
@@ -482,7 +485,7 @@ fn run_measured(args: &[&str]) -> (i32, i64) {
     let child = Command::new(binary())
         .args(args)
         .current_dir(root())
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", regressions.as_os_str())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -99,7 +99,7 @@ fn one_gated_run_writes_every_report_and_expected_failures_are_not_red() {
         .arg("--report")
         .arg(format!("tap={}", tap.display()))
         .current_dir(root())
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
         .output()
         .unwrap();
     if String::from_utf8_lossy(&output.stderr).contains("cannot start `node`") {
@@ -153,7 +153,7 @@ fn github_annotations_name_the_case_line_from_any_folder() {
             "github",
         ])
         .current_dir(&elsewhere)
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
         .output()
         .unwrap();
     let text = stdout(&output);

@@ -262,7 +262,7 @@ fn no_process_started_by_the_implementation_outlives_the_run() {
         .args(["check", &fixture("leave_child"), "--case", "exec-seed-001"])
         .current_dir(root())
         .env("PARCALL_FIXTURE_TOKEN", &token)
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{fresh_regressions, in_lanes, json_report, parcall, root, stdout, temp_dir};
+use common::{fresh_regressions, in_lanes, json_report, parcall, root, stdout, temp_dir, TempPath};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -38,7 +38,7 @@ fn correct_solutions_in_any_dispatch_order_or_style_conform() {
 }
 
 /// A spec folder: the built-in one exported, plus `extra` case files.
-fn spec_with(name: &str, extra: &[(&str, &str)]) -> PathBuf {
+fn spec_with(name: &str, extra: &[(&str, &str)]) -> TempPath {
     let dir = temp_dir(name);
     let output = parcall(&["spec", "export", dir.to_str().unwrap()]);
     assert!(output.status.success(), "{output:?}");
@@ -273,7 +273,7 @@ fn with_an_expectations_file_regressions_neither_run_nor_get_pinned() {
     let regressions = fresh_regressions();
     let broken = example("broken/ids_zero_based");
     check_with_regressions(&broken, &regressions, &[]);
-    let expectations = temp_dir("expectations").join("expected.json");
+    let expectations = temp_dir("expectations").into_file("expected.json");
     let path = expectations.to_str().unwrap();
     let (code, _, stderr) = check_with_regressions(
         &broken,

@@ -226,7 +226,7 @@ fn counterexamples_are_small_saved_as_case_files_and_replayed_first() {
             ])
             .args(extra)
             .current_dir(root())
-            .env("PARCALL_REGRESSIONS", &regressions)
+            .env("PARCALL_REGRESSIONS", regressions.as_os_str())
             .output()
             .unwrap();
         parcall::json::to_serde_json(&parcall::json::parse(&stdout(&output)).unwrap())

@@ -48,7 +48,7 @@ fn parcall_in(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args(args)
         .current_dir(dir)
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
         .output()
         .unwrap()
 }

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{root, temp_dir};
+use common::{root, temp_dir, TempPath};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -92,9 +92,8 @@ fn report(output: &Output) -> serde_json::Value {
 }
 
 /// A folder holding `name` with `source`; returns the module's path.
-fn module(folder: &str, name: &str, source: &str) -> PathBuf {
-    let dir = temp_dir(folder);
-    let path = dir.join(name);
+fn module(folder: &str, name: &str, source: &str) -> TempPath {
+    let path = temp_dir(folder).into_file(name);
     std::fs::write(&path, source).unwrap();
     path
 }
@@ -124,7 +123,7 @@ fn mutants_with_status<'a>(
 /// The spec without the cases that kill `continue` -> `break` after a cache hit
 /// (`dedup-mutant-001`, `dedup-key-015`, the `scale` file): without them only generated
 /// cases do.
-fn spec_without_the_mutant_case() -> PathBuf {
+fn spec_without_the_mutant_case() -> TempPath {
     let dir = temp_dir("mutate-spec");
     let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args(["spec", "export"])

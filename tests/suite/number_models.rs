@@ -7,7 +7,6 @@ use crate::common;
 
 use common::{in_lanes, json_report, parcall, root, stdout, temp_dir};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 const JS: &str = "conformance/examples/javascript/solution.mjs";
 
@@ -81,7 +80,7 @@ fn a_javascript_port_writing_python_floats_is_charged_to_the_number_rules_alone(
 }
 
 /// The embedded Python adapter, changed to announce `number_model` in its handshake.
-fn python_adapter_declaring(model: &str) -> PathBuf {
+fn python_adapter_declaring(model: &str) -> common::TempPath {
     let source =
         std::fs::read_to_string(root().join("conformance/adapters/python/parcall_adapter.py"))
             .unwrap();
@@ -91,8 +90,8 @@ fn python_adapter_declaring(model: &str) -> PathBuf {
         plain,
         &format!(r#""functions": [], "problems": [], "number_model": {model}}}"#),
     );
-    let dir = temp_dir(&format!("adapter-{}", model.trim_matches('"')));
-    let path = dir.join("parcall_adapter.py");
+    let path =
+        temp_dir(&format!("adapter-{}", model.trim_matches('"'))).into_file("parcall_adapter.py");
     std::fs::write(&path, declared).unwrap();
     path
 }

@@ -11,14 +11,53 @@ pub fn root() -> PathBuf {
 }
 
 /// A regressions file of its own for every run, so runs neither replay each other's
-/// counterexamples nor write into the repository.
-pub fn fresh_regressions() -> PathBuf {
-    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    std::env::temp_dir().join(format!(
-        "parcall-test-{}-{n}/regressions.json",
-        std::process::id()
-    ))
+/// counterexamples nor write into the repository. Its folder goes when the value is dropped.
+pub fn fresh_regressions() -> TempPath {
+    let dir = tempfile::Builder::new()
+        .prefix("parcall-test-regressions-")
+        .tempdir()
+        .expect("a temporary folder");
+    let path = dir.path().join("regressions.json");
+    TempPath { _dir: dir, path }
+}
+
+/// A path inside a temporary folder of its own, removed with everything in it when the value
+/// is dropped: a run of the suite leaves nothing behind in the temporary folder (it used to
+/// leave about a hundred folders a run). Only a reference to it is `AsRef`: a function
+/// taking the value itself (`Command::env`, `Command::current_dir`) would drop it, removing
+/// the folder before the command runs.
+pub struct TempPath {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl TempPath {
+    /// The path of `name` inside this folder, which stays as long as the result does.
+    pub fn into_file(self, name: &str) -> TempPath {
+        TempPath {
+            path: self.path.join(name),
+            _dir: self._dir,
+        }
+    }
+}
+
+impl AsRef<Path> for &TempPath {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for &TempPath {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
 }
 
 pub fn parcall(args: &[&str]) -> Output {
@@ -26,7 +65,7 @@ pub fn parcall(args: &[&str]) -> Output {
         .args(args)
         .current_dir(root())
         .env_remove("NO_COLOR")
-        .env("PARCALL_REGRESSIONS", fresh_regressions())
+        .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
         .output()
         .expect("the parcall binary runs")
 }
@@ -53,12 +92,14 @@ pub fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
     )
 }
 
-/// An empty folder of this test process's own under the system's temporary folder.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("parcall-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty folder of its own under the system's temporary folder, removed when dropped.
+pub fn temp_dir(name: &str) -> TempPath {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("parcall-test-{name}-"))
+        .tempdir()
+        .expect("a temporary folder");
+    let path = dir.path().to_owned();
+    TempPath { _dir: dir, path }
 }
 
 /// Spawns `command` with both output pipes and waits at most `deadline`: `Err` with what it
