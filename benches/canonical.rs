@@ -2,6 +2,11 @@
 //! `json.dumps(args, sort_keys=True)` on the same corpus, measured side by side in one run
 //! (the two sides' rounds alternate), outputs compared byte for byte.
 //! Run: `cargo bench --bench canonical`.
+//!
+//! `cargo bench --bench canonical -- --alone [--cold]` times parcall alone, 30 rounds per
+//! corpus, and prints the best and the median round: for comparing two builds of parcall
+//! (run them alternately), where CPython's side only adds noise. `--cold` evicts the cache
+//! between rounds (64 MiB written), as CPython's rounds do in the side-by-side run.
 
 use parcall::generate::values;
 use parcall::json::{self, Style, Value};
@@ -69,7 +74,7 @@ fn realistic_args() -> impl Strategy<Value = json::Object> {
         3 => leaf.clone(),
         1 => prop::collection::vec(leaf.clone(), 0..4).prop_map(Value::List),
         1 => prop::collection::vec((prop::sample::select(vec!["from", "to", "unit", "limit"]), leaf), 1..3)
-            .prop_map(|e| Value::Object(e.into_iter().map(|(k, v)| (k.into(), v)).collect())),
+            .prop_map(|e| Value::from(e.into_iter().map(|(k, v)| (k.into(), v)).collect::<json::Object>())),
     ];
     let key = prop::sample::select(vec![
         "query",
@@ -110,6 +115,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 fn main() {
     let parts = corpus();
+    let flags: Vec<String> = std::env::args().skip(1).collect();
+    if flags.iter().any(|f| f == "--alone") {
+        alone(&parts, flags.iter().any(|f| f == "--cold"));
+        return;
+    }
     let all: Vec<json::Object> = parts.iter().flat_map(|(_, c)| c.clone()).collect();
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -143,6 +153,30 @@ fn main() {
     assert!(identical_everywhere, "keys differ from CPython's");
 }
 
+/// parcall alone on each corpus: best and median of 30 rounds, in ns per key.
+fn alone(parts: &[(&str, Vec<json::Object>)], cold: bool) {
+    let mut evict = vec![0u8; 64 << 20];
+    for (name, corpus) in parts {
+        let mut rounds = Vec::new();
+        for round in 0..30u8 {
+            if cold {
+                evict.iter_mut().step_by(64).for_each(|b| *b = round);
+                std::hint::black_box(&evict);
+            }
+            let start = Instant::now();
+            let keys: Vec<String> = corpus.iter().map(canonical_args).collect();
+            rounds.push(start.elapsed().as_secs_f64() / corpus.len() as f64 * 1e9);
+            std::hint::black_box(keys);
+        }
+        let best = rounds.iter().copied().fold(f64::INFINITY, f64::min);
+        println!(
+            "{name}: best {best:.0} ns/key, median {:.0} ns/key{}",
+            median(rounds),
+            if cold { " (cold)" } else { "" }
+        );
+    }
+}
+
 struct Measure {
     python: f64,
     rust: f64,
@@ -155,7 +189,7 @@ fn measure(corpus: &[json::Object]) -> Measure {
     let input = dir.path().join("corpus.jsonl");
     let lines: Vec<String> = corpus
         .iter()
-        .map(|a| json::dumps(&Value::Object(a.clone()), Style::PYTHON))
+        .map(|a| json::dumps(&Value::from(a.clone()), Style::PYTHON))
         .collect();
     std::fs::write(&input, lines.join("\n")).unwrap();
     let python_out = dir.path().join("python.txt");

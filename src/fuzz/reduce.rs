@@ -337,13 +337,13 @@ fn object_edits(object: &Object) -> Vec<Value> {
     for key in object.keys() {
         let mut edited = object.clone();
         edited.shift_remove(key);
-        out.push(Value::Object(edited));
+        out.push(Value::from(edited));
     }
     for (key, item) in object {
         for simpler in value_edits(item) {
             let mut edited = object.clone();
             edited[key] = simpler;
-            out.push(Value::Object(edited));
+            out.push(Value::from(edited));
         }
         if key.chars().count() > 1 {
             let mut edited = Object::new();
@@ -356,7 +356,7 @@ fn object_edits(object: &Object) -> Vec<Value> {
                 edited.insert(short.into(), v.clone());
             }
             if edited.len() == object.len() {
-                out.push(Value::Object(edited));
+                out.push(Value::from(edited));
             }
         }
     }
@@ -391,7 +391,7 @@ fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidat
             out.push(Box::new(move || {
                 let swap = |candidate: &mut Object| {
                     if canonical_args(candidate) == *key {
-                        *candidate = simpler.clone();
+                        *candidate = simpler.as_ref().clone();
                     }
                 };
                 let mut batches = batches.to_vec();

@@ -133,7 +133,7 @@ fn dedup_tags(case: &DedupCase) -> BTreeSet<&'static str> {
                 None => {
                     tags.insert("DEDUP-KEY-ARGS-DEFAULT");
                 }
-                Some(args) => value_tags(&Value::Object(args.clone()), &mut tags),
+                Some(args) => value_tags(&Value::from(args.clone()), &mut tags),
             }
         }
         for result in batch.expected.values() {
@@ -189,7 +189,7 @@ fn value_tags(value: &Value, tags: &mut BTreeSet<&'static str>) {
             if object.len() > 1 {
                 tags.insert("DEDUP-KEY-ORDER");
             }
-            for (key, item) in object {
+            for (key, item) in object.iter() {
                 value_tags(&Value::Str(key.to_string().into()), tags);
                 value_tags(item, tags);
             }

@@ -166,9 +166,9 @@ pub fn exec_calls(max_len: usize) -> impl Strategy<Value = Value> {
                     }
                     call.insert("tool".into(), Value::Str(tool.into()));
                     if let Some(arguments) = arguments {
-                        call.insert("arguments".into(), Value::Object(arguments));
+                        call.insert("arguments".into(), Value::from(arguments));
                     }
-                    Value::Object(call)
+                    Value::from(call)
                 })
                 .collect(),
         )
@@ -242,8 +242,8 @@ fn add_call(id: Option<String>, i: usize) -> Value {
     }
     call.insert("tool".into(), Value::from("add"));
     let arguments = object(vec![("a", Value::from(i as i64)), ("b", Value::from(1))]);
-    call.insert("arguments".into(), Value::Object(arguments));
-    Value::Object(call)
+    call.insert("arguments".into(), Value::from(arguments));
+    Value::from(call)
 }
 
 /// A batch of `run_parallel_calls` calls over `names`, with many duplicates: calls are
@@ -269,9 +269,9 @@ pub fn dedup_calls(names: Vec<String>, max_len: usize) -> impl Strategy<Value = 
                         let mut call = Object::new();
                         call.insert("name".into(), Value::Str(name.clone().into()));
                         if let Some(args) = args {
-                            call.insert("args".into(), Value::Object(permute_object(args, seed)));
+                            call.insert("args".into(), Value::from(permute_object(args, seed)));
                         }
-                        Value::Object(call)
+                        Value::from(call)
                     })
                     .collect(),
             )

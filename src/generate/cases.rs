@@ -293,10 +293,10 @@ fn dedup_batch<'d>(picks: impl Iterator<Item = (&'d Distinct, u64)>) -> Value {
                 if let Some(args) = args {
                     call.insert(
                         "args".into(),
-                        permute_keys(&Value::Object(args.clone()), seed),
+                        permute_keys(&Value::from(args.clone()), seed),
                     );
                 }
-                Value::Object(call)
+                Value::from(call)
             })
             .collect(),
     )

@@ -72,10 +72,10 @@ pub fn deep_args() -> impl Strategy<Value = Object> {
             let mut object = Object::new();
             object.insert("z".into(), inner);
             object.insert("a".into(), Value::from(i64::from(level)));
-            inner = Value::Object(object);
+            inner = Value::from(object);
         }
         match inner {
-            Value::Object(object) => object,
+            Value::Object(object) => *object,
             _ => unreachable!("depth is at least 17"),
         }
     })
@@ -106,7 +106,7 @@ pub fn value(depth: u32) -> impl Strategy<Value = Value> {
     leaf.prop_recursive(depth, 48, 5, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::List),
-            object_of(inner).prop_map(Value::Object),
+            object_of(inner).prop_map(Value::from),
         ]
     })
 }
@@ -128,7 +128,7 @@ pub fn args(depth: u32) -> impl Strategy<Value = Object> {
 pub fn permute_keys(value: &Value, seed: u64) -> Value {
     match value {
         Value::List(items) => Value::List(items.iter().map(|v| permute_keys(v, seed)).collect()),
-        Value::Object(object) => Value::Object(permute_object(object, seed)),
+        Value::Object(object) => Value::from(permute_object(object, seed)),
         other => other.clone(),
     }
 }

@@ -53,7 +53,7 @@ impl NumberModel {
             (_, Value::List(items)) => {
                 Value::List(items.iter().map(|item| self.normalise(item)).collect())
             }
-            (_, Value::Object(object)) => Value::Object(self.normalise_object(object)),
+            (_, Value::Object(object)) => Value::from(self.normalise_object(object)),
             (_, Value::Null | Value::Bool(_) | Value::Str(_)) => value.clone(),
         }
     }

@@ -277,7 +277,7 @@ impl Parser<'_> {
         let mut object = Object::new();
         self.skip_whitespace();
         if self.eat("}") {
-            return Ok(Value::Object(object));
+            return Ok(Value::from(object));
         }
         loop {
             self.skip_whitespace();
@@ -295,7 +295,7 @@ impl Parser<'_> {
             object.insert(key, value);
             self.skip_whitespace();
             if self.eat("}") {
-                return Ok(Value::Object(object));
+                return Ok(Value::from(object));
             }
             if !self.eat(",") {
                 return Err(self.error("expecting ',' or '}' in an object"));

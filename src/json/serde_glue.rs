@@ -616,7 +616,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
             }
             object.insert(key.into(), map.next_value()?);
         }
-        Ok(Value::Object(object))
+        Ok(Value::from(object))
     }
 }
 
@@ -651,7 +651,7 @@ impl serde::Serialize for Value {
             }
             Value::Object(object) => {
                 let mut map = serializer.serialize_map(Some(object.len()))?;
-                for (key, item) in object {
+                for (key, item) in object.iter() {
                     map.serialize_entry(key, item)?;
                 }
                 map.end()

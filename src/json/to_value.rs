@@ -132,7 +132,7 @@ impl ser::Serializer for Serializer {
     ) -> Result<Value, ToValueError> {
         let mut object = Object::new();
         object.insert(variant.into(), value.serialize(self)?);
-        Ok(Value::Object(object))
+        Ok(Value::from(object))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, ToValueError> {
         Ok(SeqBuilder(Vec::with_capacity(len.unwrap_or(0))))
@@ -248,7 +248,7 @@ impl ser::SerializeMap for MapBuilder {
         Ok(())
     }
     fn end(self) -> Result<Value, ToValueError> {
-        Ok(Value::Object(self.object))
+        Ok(Value::from(self.object))
     }
 }
 
@@ -275,7 +275,7 @@ impl ser::SerializeStruct for MapBuilder {
     fn end(self) -> Result<Value, ToValueError> {
         Ok(match self.raw_value {
             Some(value) => value,
-            None => Value::Object(self.object),
+            None => Value::from(self.object),
         })
     }
 }
@@ -292,7 +292,7 @@ impl ser::SerializeTupleVariant for Variant<SeqBuilder> {
     fn end(self) -> Result<Value, ToValueError> {
         let mut object = Object::new();
         object.insert(self.0.into(), ser::SerializeSeq::end(self.1)?);
-        Ok(Value::Object(object))
+        Ok(Value::from(object))
     }
 }
 
@@ -309,7 +309,7 @@ impl ser::SerializeStructVariant for Variant<MapBuilder> {
     fn end(self) -> Result<Value, ToValueError> {
         let mut object = Object::new();
         object.insert(self.0.into(), ser::SerializeStruct::end(self.1)?);
-        Ok(Value::Object(object))
+        Ok(Value::from(object))
     }
 }
 

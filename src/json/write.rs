@@ -179,8 +179,12 @@ impl Writer<'_> {
             Value::Int(_) | Value::Float(_) => self.style.numbers.write_number(self.out, value),
             Value::Str(s) => self.string(s),
             Value::List(items) => {
+                items.iter().for_each(prefetch_contents);
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
+                    if let Some(next) = items.get(i + 1) {
+                        prefetch_members(next);
+                    }
                     self.separator(i, depth + 1);
                     self.value(item, depth + 1);
                 }
@@ -191,6 +195,7 @@ impl Writer<'_> {
     }
 
     fn object(&mut self, object: &Object, depth: usize) {
+        object.values().for_each(prefetch_contents);
         self.out.push('{');
         if self.style.sort_keys {
             self.sorted_members(object, depth);
@@ -206,6 +211,9 @@ impl Writer<'_> {
     fn sorted_members(&mut self, object: &Object, depth: usize) {
         let start = self.order.push(object);
         for i in 0..object.len() {
+            if let Some(next) = (i + 1 < object.len()).then(|| self.order.index(start + i + 1)) {
+                prefetch_members(&object[next]);
+            }
             let index = self.order.index(start + i);
             let (key, item) = object.get_index(index).expect("an index of the object");
             self.member(i, key, item, depth);
@@ -305,18 +313,57 @@ impl Writer<'_> {
     fn escape(&mut self, c: char) {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut units = [0u16; 2];
-        let mut escaped = [0u8; 12];
-        let mut length = 0;
         for unit in c.encode_utf16(&mut units) {
-            escaped[length..length + 2].copy_from_slice(b"\\u");
-            for (k, shift) in [12, 8, 4, 0].into_iter().enumerate() {
-                escaped[length + 2 + k] = HEX[usize::from((*unit >> shift) & 0xf)];
+            self.out.push_str("\\u");
+            // Pushed as chars: ASCII by construction, so no UTF-8 check of a buffer (which
+            // was 4% of writing the adversarial corpus).
+            for shift in [12, 8, 4, 0] {
+                self.out
+                    .push(char::from(HEX[usize::from((*unit >> shift) & 0xf)]));
             }
-            length += 6;
         }
-        self.out
-            .push_str(std::str::from_utf8(&escaped[..length]).expect("ASCII"));
     }
+}
+
+/// Starts loading what `value` points to (a list's items, an object, a long string) into
+/// the cache without waiting for it. Called on every member of a container before any is
+/// written, so the cache misses of siblings overlap instead of coming one after the other:
+/// args are small trees of separate heap blocks, and on the adversarial corpus waiting on
+/// them was most of the writing time (BENCHMARKS.md section 1).
+#[inline]
+fn prefetch_contents(value: &Value) {
+    let target: *const u8 = match value {
+        Value::Str(text) => text.as_ptr(),
+        Value::Int(int) => int.as_str().as_ptr(),
+        Value::List(items) => items.as_ptr().cast(),
+        Value::Object(object) => std::ptr::from_ref::<Object>(object).cast(),
+        Value::Null | Value::Bool(_) | Value::Float(_) => return,
+    };
+    prefetch(target);
+}
+
+/// Starts loading the first members of `value` if it is an object. Called one member ahead
+/// of writing it: by then the object's box, asked for by [`prefetch_contents`] when its
+/// parent began, has arrived, and its members (a block of their own) are the next miss.
+#[inline]
+fn prefetch_members(value: &Value) {
+    if let Value::Object(object) = value {
+        prefetch(std::ptr::from_ref(object.as_slice()).cast());
+    }
+}
+
+/// Asks the CPU to start loading the cache line at `target`.
+#[inline]
+fn prefetch(target: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and changes no memory, whatever the
+    // address (newer compilers no longer require `unsafe` here).
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(target.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = target;
 }
 
 /// How many leading bytes of `bytes` are printable ASCII other than `"` and `\`: the bytes
@@ -332,11 +379,16 @@ fn plain_prefix(bytes: &[u8]) -> usize {
         }
         plain += 8;
     }
-    // The tail, padded with a plain byte.
+    // The tail, padded with a plain byte. Built byte by byte: a `copy_from_slice` of a
+    // variable length is a call to `memcpy`, on every string written.
     let tail = chunks.remainder();
-    let mut word = [b'a'; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    plain + first_flagged(special_bytes(u64::from_le_bytes(word))).min(tail.len())
+    let word = tail
+        .iter()
+        .rev()
+        .fold(u64::from_le_bytes([b'a'; 8]), |word, &byte| {
+            (word << 8) | u64::from(byte)
+        });
+    plain + first_flagged(special_bytes(word)).min(tail.len())
 }
 
 /// The index of the first byte whose high bit `flags` sets (8 when none).

@@ -39,7 +39,7 @@ pub fn expectations(case: &Case) -> Vec<(Value, Vec<Value>)> {
             .batches
             .iter()
             .map(|b| {
-                let expected = Value::Object(b.expected.clone());
+                let expected = Value::from(b.expected.clone());
                 (
                     expected,
                     b.invocations.iter().map(dedup_invocation).collect(),
@@ -54,16 +54,16 @@ pub fn exec_invocation(invocation: &ExecInvocation) -> Value {
     object.insert("tool".into(), invocation.tool.as_str().into());
     object.insert(
         "arguments".into(),
-        Value::Object(invocation.arguments.clone()),
+        Value::from(invocation.arguments.clone()),
     );
-    Value::Object(object)
+    Value::from(object)
 }
 
 pub fn dedup_invocation(invocation: &DedupInvocation) -> Value {
     let mut object = Object::new();
     object.insert("name".into(), invocation.name.as_str().into());
-    object.insert("args".into(), Value::Object(invocation.args.clone()));
-    Value::Object(object)
+    object.insert("args".into(), Value::from(invocation.args.clone()));
+    Value::from(object)
 }
 
 /// Judges the runs of a case's batches, batch by batch: the first batch whose output or

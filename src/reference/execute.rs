@@ -21,8 +21,8 @@ impl DispatchRequest<'_> {
     pub fn to_value(&self) -> Value {
         let mut request = Object::new();
         request.insert("tool".into(), self.tool.into());
-        request.insert("arguments".into(), Value::Object(self.arguments.clone()));
-        Value::Object(request)
+        request.insert("arguments".into(), Value::from(self.arguments.clone()));
+        Value::from(request)
     }
 }
 
@@ -70,7 +70,7 @@ impl ToolMessage {
         message.insert("role".into(), "tool".into());
         message.insert("tool_call_id".into(), self.tool_call_id.as_str().into());
         message.insert("content".into(), self.content.as_str().into());
-        Value::Object(message)
+        Value::from(message)
     }
 }
 

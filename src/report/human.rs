@@ -189,7 +189,7 @@ fn failure(
             _ => 1,
         };
         writeln!(out, "input (batch {batch}):")?;
-        for (name, value) in input {
+        for (name, value) in input.iter() {
             writeln!(out, "  {}: {}", line(name), line(&dumps(value, COMPACT)))?;
         }
     }

@@ -613,5 +613,5 @@ pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
             input.insert("calls".into(), b.calls.clone());
         }
     }
-    Some(Value::Object(input))
+    Some(Value::from(input))
 }

@@ -143,7 +143,7 @@ fn walk(field: &str, value: &Value, depth: usize, budget: &mut usize) -> Result<
             }
         }
         Value::Object(members) => {
-            for (key, item) in members {
+            for (key, item) in members.iter() {
                 text(field, key)?;
                 walk(field, item, depth + 1, budget)?;
             }

@@ -71,7 +71,7 @@ pub fn run_dedup<'a>(
             let calls = input::dedup_calls(calls)?;
             let results = run_parallel_calls_in(model, &tools, &calls, execution);
             Ok(BatchRun {
-                output: Value::Object(
+                output: Value::from(
                     results
                         .into_iter()
                         .map(|(k, v)| (k.into(), v))

@@ -76,7 +76,7 @@ fn canonical_keys_of_generated_args_match_cpython() {
     let args = generate(values::args(3), 3_000);
     let texts: Vec<String> = args
         .iter()
-        .map(|a| json::dumps(&Value::Object(a.clone()), Style::PYTHON))
+        .map(|a| json::dumps(&Value::from(a.clone()), Style::PYTHON))
         .collect();
     let python = ask_python("dumps", &texts);
     for ((args, expected), text) in args.iter().zip(&python).zip(&texts) {

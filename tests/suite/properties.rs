@@ -201,7 +201,7 @@ impl Tools for Probe {
         if name.starts_with("boom") {
             return Err(format!("{name} failed"));
         }
-        Ok(Value::List(vec![name.into(), Value::Object(args.clone())]))
+        Ok(Value::List(vec![name.into(), Value::from(args.clone())]))
     }
 }
 
@@ -221,10 +221,7 @@ fn naive_dedup(tools: &Probe, calls: &[parcall::reference::DedupCall]) -> HashMa
         let key = format!(
             "{}({})",
             call.name,
-            parcall::json::dumps(
-                &Value::Object(args.clone()),
-                parcall::json::Style::CANONICAL
-            )
+            parcall::json::dumps(&Value::from(args.clone()), parcall::json::Style::CANONICAL)
         );
         if cache.contains_key(&key) {
             continue;

@@ -498,9 +498,9 @@ impl Batch<'_> {
             invocation.insert("name".into(), call.name.as_str().into());
             invocation.insert(
                 "args".into(),
-                Value::Object(call.args.clone().unwrap_or_else(|| empty.clone())),
+                Value::from(call.args.clone().unwrap_or_else(|| empty.clone())),
             );
-            wanted.push((i, Value::Object(invocation)));
+            wanted.push((i, Value::from(invocation)));
         }
         let expected: Vec<Value> = wanted.iter().map(|(_, v)| v.clone()).collect();
         let mut diff = crate::judge::multiset_difference(&expected, &self.run.invocations);

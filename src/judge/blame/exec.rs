@@ -140,9 +140,9 @@ fn request_of(call: &ToolCall) -> Value {
     object.insert("tool".into(), call.tool.as_str().into());
     object.insert(
         "arguments".into(),
-        Value::Object(call.arguments.clone().unwrap_or_default()),
+        Value::from(call.arguments.clone().unwrap_or_default()),
     );
-    Value::Object(object)
+    Value::from(object)
 }
 
 /// What the implementation said about one call.

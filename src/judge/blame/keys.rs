@@ -697,7 +697,7 @@ pub(super) fn read_back(model: NumberModel, call: &DedupCall, key: &str) -> Opti
         .strip_suffix(')')?;
     let written = crate::json::parse(args_text).ok()?;
     let empty = Object::new();
-    let args = Value::Object(call.args.clone().unwrap_or(empty));
+    let args = Value::from(call.args.clone().unwrap_or(empty));
     if written == as_key_reads(model, &args) {
         // Same values: the text departs in how it orders keys, if it is canonical
         // otherwise (the enumerated departures cover the rest).
@@ -771,11 +771,11 @@ fn as_key_reads(model: NumberModel, value: &Value) -> Value {
         (_, Value::List(items)) => {
             Value::List(items.iter().map(|v| as_key_reads(model, v)).collect())
         }
-        (_, Value::Object(object)) => Value::Object(
+        (_, Value::Object(object)) => Value::from(
             object
                 .iter()
                 .map(|(k, v)| (k.clone(), as_key_reads(model, v)))
-                .collect(),
+                .collect::<Object>(),
         ),
         _ => value.clone(),
     }

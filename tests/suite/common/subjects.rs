@@ -121,8 +121,11 @@ pub fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
                 let calls = input::dedup_calls(&batch.calls).expect("cases are in the domain");
                 let results = run_parallel_calls(&remembering, &calls, Execution::Sequential);
                 BatchRun {
-                    output: Value::Object(
-                        results.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+                    output: Value::from(
+                        results
+                            .into_iter()
+                            .map(|(k, v)| (k.into(), v))
+                            .collect::<parcall::json::Object>(),
                     ),
                     invocations: tools
                         .take_invocations()
