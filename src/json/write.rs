@@ -211,8 +211,8 @@ impl Writer<'_> {
     fn sorted_members(&mut self, object: &Object, depth: usize) {
         let start = self.order.push(object);
         for i in 0..object.len() {
-            if let Some(next) = (i + 1 < object.len()).then(|| self.order.index(start + i + 1)) {
-                prefetch_members(&object[next]);
+            if i + 1 < object.len() {
+                prefetch_members(&object[self.order.index(start + i + 1)]);
             }
             let index = self.order.index(start + i);
             let (key, item) = object.get_index(index).expect("an index of the object");
