@@ -25,7 +25,9 @@ pub fn fresh_regressions() -> TempPath {
 /// is dropped: a run of the suite leaves nothing behind in the temporary folder (it used to
 /// leave about a hundred folders a run). Only a reference to it is `AsRef`: a function
 /// taking the value itself (`Command::env`, `Command::current_dir`) would drop it, removing
-/// the folder before the command runs.
+/// the folder before the command runs. For the same reason, never chain on a temporary one
+/// (`temp_dir("x").join("f")` removes the folder at once): keep it in a variable, or use
+/// [`TempPath::into_file`].
 pub struct TempPath {
     _dir: tempfile::TempDir,
     path: PathBuf,
