@@ -290,7 +290,7 @@ pub enum SpecCommand {
         dir: PathBuf,
         #[command(flatten)]
         spec: SpecArg,
-        /// Also write N generated cases per function (cases/<function>/generated.json),
+        /// Also write N generated cases per function (`cases/<function>/generated.json`),
         /// exactly those `parcall check --seed S --fuzz N` runs.
         #[arg(long, value_name = "N", default_value = "0", value_parser = values::generated)]
         generated: usize,

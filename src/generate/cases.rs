@@ -324,7 +324,7 @@ fn scripts(distinct: &[Distinct], answers: Vec<Vec<Answer>>) -> IndexMap<String,
 
 /// Metamorphic variants of the spec's cases of one function: the same case with object keys
 /// permuted at every depth, a few calls appended again (duplicates), and given ids renamed;
-/// its tools wait where the case's wait, for [`PROBE_MS`].
+/// its tools wait where the case's wait, for `PROBE_MS`.
 pub fn variant_input(cases: Arc<Vec<SpecCase>>) -> impl Strategy<Value = GeneratedInput> {
     let count = cases.len().max(1);
     (0..count, any::<u64>(), 0usize..3).prop_filter_map(

@@ -174,7 +174,7 @@ impl Sandbox {
         })
     }
 
-    /// Starts the canary as a submission would be started (see [`CANARY`]).
+    /// Starts the canary as a submission would be started (see `CANARY`).
     pub fn canary_source(&self) -> Result<tempfile::TempDir, String> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         std::fs::write(dir.path().join("canary.py"), CANARY).map_err(|e| e.to_string())?;

@@ -68,7 +68,7 @@ pub fn dedup_invocation(invocation: &DedupInvocation) -> Value {
 
 /// Judges the runs of a case's batches, batch by batch: the first batch whose output or
 /// invocations differ decides the outcome. Identical dispatch requests may receive their
-/// scripted answers in any order (see [`dispatch_order`]). Output is checked before invocations, because a
+/// scripted answers in any order (see `dispatch_order`). Output is checked before invocations, because a
 /// wrong output usually explains wrong invocations.
 pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
     judge_in(NumberModel::Python, case, runs)

@@ -179,7 +179,7 @@ fn dispatch_table(case: &ExecCase, model: NumberModel) -> IndexMap<String, ToolS
     dispatch_table_for(&case.dispatch, held.iter())
 }
 
-/// [`dispatch_table`] for any dispatcher and batches of calls.
+/// `dispatch_table` for any dispatcher and batches of calls.
 pub fn dispatch_table_for<'v>(
     dispatch: &Dispatch,
     batches: impl Iterator<Item = &'v Value>,
