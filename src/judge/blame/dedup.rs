@@ -45,22 +45,27 @@ pub(super) fn diagnose(model: NumberModel, case: &DedupCase, runs: &[BatchRun], 
             break;
         };
         let written = input::dedup_calls(&batch.calls).unwrap_or_default();
-        let calls: Vec<DedupCall> = match model {
-            NumberModel::Python => written.clone(),
-            _ => written
-                .iter()
-                .map(|call| DedupCall {
-                    name: call.name.clone(),
-                    args: call.args.as_ref().map(|a| model.normalise_object(a)),
-                })
-                .collect(),
+        // Python holds the calls as written; only another model needs a copy of its own.
+        let held_calls: Vec<DedupCall>;
+        let calls: &[DedupCall] = match model {
+            NumberModel::Python => &written,
+            _ => {
+                held_calls = written
+                    .iter()
+                    .map(|call| DedupCall {
+                        name: call.name.clone(),
+                        args: call.args.as_ref().map(|a| model.normalise_object(a)),
+                    })
+                    .collect();
+                &held_calls
+            }
         };
         let answers = replay(model, case, &run.invocations, &mut history.answered);
         let keys = Batch {
             number: index + 1,
             model,
             case,
-            calls: &calls,
+            calls,
             written: &written,
             run,
             answers,
@@ -474,7 +479,9 @@ impl Batch<'_> {
     ) {
         let number = self.number;
         let empty = Object::new();
-        let mut wanted: Vec<(usize, Value)> = Vec::new();
+        // The invocations a correct implementation makes, and the call each is for.
+        let mut expected: Vec<Value> = Vec::new();
+        let mut wanted_for: Vec<usize> = Vec::new();
         let mut keys_seen: HashMap<&str, usize> = HashMap::new();
         for (i, call) in self.calls.iter().enumerate() {
             if !self.case.tools.contains_key(&call.name) {
@@ -500,12 +507,13 @@ impl Batch<'_> {
                 "args".into(),
                 Value::from(call.args.clone().unwrap_or_else(|| empty.clone())),
             );
-            wanted.push((i, Value::from(invocation)));
+            expected.push(Value::from(invocation));
+            wanted_for.push(i);
         }
-        let expected: Vec<Value> = wanted.iter().map(|(_, v)| v.clone()).collect();
         let mut diff = crate::judge::multiset_difference(&expected, &self.run.invocations);
+        let wanted = || wanted_for.iter().zip(&expected);
         // A call without args invoked with something other than {}.
-        for (i, request) in &wanted {
+        for (i, request) in wanted() {
             let call = &self.calls[*i];
             if call.args.is_some() {
                 continue;
@@ -534,7 +542,7 @@ impl Batch<'_> {
             }
         }
         for unexpected in &diff.unexpected {
-            let repeat = wanted.iter().find(|(_, w)| w == unexpected);
+            let repeat = wanted().find(|(_, w)| *w == unexpected);
             match repeat {
                 Some((i, _)) => {
                     let key = &canonical[*i];
@@ -572,7 +580,7 @@ impl Batch<'_> {
             }
         }
         for missing in &diff.missing {
-            let Some((i, _)) = wanted.iter().find(|(_, w)| w == missing) else {
+            let Some((i, _)) = wanted().find(|(_, w)| *w == missing) else {
                 continue;
             };
             let position = i + 1;
