@@ -93,10 +93,7 @@ pub fn held_in(model: NumberModel, runs: &[BatchRun]) -> Cow<'_, [BatchRun]> {
 /// [`judge`] for an implementation of number model `model`, on a case whose expectations
 /// are that model's (see [`crate::subject::expected::expected_under`]).
 pub fn judge_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Outcome {
-    let expected = match case {
-        Case::Exec(c) => c.batches.len(),
-        Case::Dedup(c) => c.batches.len(),
-    };
+    let expected = case.batch_count();
     if runs.len() != expected {
         return Outcome::Fail(Failure::Protocol {
             message: format!(
@@ -117,13 +114,9 @@ pub fn judge_prefix(case: &Case, runs: &[BatchRun]) -> Outcome {
 /// [`judge_prefix`] under number model `model`: results compare as that model holds them.
 pub fn judge_prefix_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Outcome {
     let runs = held_in(model, runs);
-    let batches = match case {
-        Case::Exec(c) => c.batches.len(),
-        Case::Dedup(c) => c.batches.len(),
-    };
     // Every case judged passes through here, most of them passing: the expectations are
     // read in place and copied only into a failure.
-    for (index, run) in runs.iter().enumerate().take(batches) {
+    for (index, run) in runs.iter().enumerate().take(case.batch_count()) {
         let batch = index + 1;
         let invocations: Vec<Value> = match case {
             Case::Exec(exec) => {

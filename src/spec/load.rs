@@ -56,6 +56,14 @@ impl Case {
             Case::Dedup(c) => &c.id,
         }
     }
+
+    /// How many batches the case calls the function with.
+    pub fn batch_count(&self) -> usize {
+        match self {
+            Case::Exec(c) => c.batches.len(),
+            Case::Dedup(c) => c.batches.len(),
+        }
+    }
 }
 
 impl SpecCase {
