@@ -24,4 +24,4 @@ pub use serde_glue::{
 pub use text::{Key, Text};
 pub use to_value::{to_value, try_to_value, ToValueError};
 pub use value::{Int, Object, Value};
-pub use write::{dumps, dumps_object, dumps_str, json_float, JsonText, Style};
+pub use write::{dumps, dumps_object, dumps_str, json_float, write_str, JsonText, Style};

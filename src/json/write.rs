@@ -66,10 +66,20 @@ pub fn dumps_object(object: &Object, style: Style) -> String {
 
 /// Writes a string literal (quotes included) with `ensure_ascii` escaping.
 pub fn dumps_str(text: &str) -> String {
-    let mut scratch = Scratch::default();
-    scratch.out.reserve(text.len() + 2);
-    scratch.writer(Style::PYTHON).string(text);
-    scratch.out
+    let mut out = String::with_capacity(text.len() + 2);
+    write_str(&mut out, text);
+    out
+}
+
+/// [`dumps_str`] appended to `out`.
+pub fn write_str(out: &mut String, text: &str) {
+    Writer {
+        out,
+        // A string has no members to order: an empty one allocates nothing.
+        order: &mut KeyOrder::default(),
+        style: Style::PYTHON,
+    }
+    .string(text);
 }
 
 /// JSON written by hand, piece by piece, into one string: for messages whose shape is fixed

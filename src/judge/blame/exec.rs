@@ -56,9 +56,18 @@ pub(super) fn diagnose(model: NumberModel, case: &ExecCase, runs: &[BatchRun], t
             }
         }
         let answers = replay(&dispatch, &run.invocations, &mut history.answered);
+        let empty = Object::new();
+        let requests = calls
+            .iter()
+            .map(|call| {
+                let arguments = call.arguments.as_ref().unwrap_or(&empty);
+                request_key(&call.tool, &canonical_args(arguments))
+            })
+            .collect();
         let batch = Batch {
             number: index + 1,
             calls: &calls,
+            requests,
             max_parallel: input.max_parallel,
             run,
             answers,
@@ -91,7 +100,7 @@ fn replay(
             // What the adapter answered a malformed request is its own business: any
             // content is taken as that answer (the dispatch check charges the request).
             answers
-                .entry(request_key(tool, arguments))
+                .entry(request_key(tool, &canonical_args(arguments)))
                 .or_default()
                 .push(ANY_ANSWER.to_owned());
             continue;
@@ -102,14 +111,14 @@ fn replay(
             Dispatch::Scripted { tools } => match tools.get(tool) {
                 None => format!("error: unknown tool '{tool}'"),
                 Some(script) => {
-                    let count = answered.entry((tool.to_owned(), key)).or_default();
+                    let count = answered.entry((tool.to_owned(), key.clone())).or_default();
                     *count += 1;
-                    dispatch_answer(tool, script, &canonical_args(arguments), *count - 1)
+                    dispatch_answer(tool, script, &key, *count - 1)
                 }
             },
         };
         answers
-            .entry(request_key(tool, arguments))
+            .entry(request_key(tool, &key))
             .or_default()
             .push(answer);
     }
@@ -130,8 +139,9 @@ fn request_parts(invocation: &Value) -> Option<(&str, &Object)> {
     Some((tool, arguments))
 }
 
-fn request_key(tool: &str, arguments: &Object) -> String {
-    format!("{tool}\u{0}{}", canonical_args(arguments))
+/// `canonical` is the arguments' canonical JSON.
+fn request_key(tool: &str, canonical: &str) -> String {
+    format!("{tool}\u{0}{canonical}")
 }
 
 /// The request a call is dispatched with: its tool and its arguments (`{}` when absent).
@@ -175,6 +185,8 @@ fn said(content: Option<&str>) -> Said<'_> {
 struct Batch<'a> {
     number: usize,
     calls: &'a [ToolCall],
+    /// Each call's request key, for [`Batch::answers_for`] (asked several times per call).
+    requests: Vec<String>,
     max_parallel: Option<u64>,
     run: &'a BatchRun,
     answers: HashMap<String, Vec<String>>,
@@ -240,9 +252,11 @@ impl Batch<'_> {
                     m + 1
                 ),
             );
-        } else if decisions.iter().enumerate().any(|(i, d)| {
-            d.verdict == Verdict::Dispatch && i + 1 < n && self.answer_is_error(&self.calls[i])
-        }) {
+        } else if decisions
+            .iter()
+            .enumerate()
+            .any(|(i, d)| d.verdict == Verdict::Dispatch && i + 1 < n && self.answer_is_error(i))
+        {
             tally.applies(EXEC_FAILURE_ISOLATED);
         }
         let missing_explained = |i: usize| stopped_after.is_some_and(|m| i >= m);
@@ -332,7 +346,7 @@ impl Batch<'_> {
             .enumerate()
             .map(|(i, (_, content))| match content {
                 Some(text)
-                    if self.answers_for(&self.calls[i]).is_some_and(|answers| {
+                    if self.answers_for(i).is_some_and(|answers| {
                         answers.iter().any(|a| a == text)
                                 // Answered a malformed request of its own: a call that is
                                 // neither a duplicate nor over the limit and was dispatched.
@@ -642,21 +656,20 @@ impl Batch<'_> {
         }
     }
 
-    fn answers_for(&self, call: &ToolCall) -> Option<&Vec<String>> {
-        let empty = Object::new();
-        let arguments = call.arguments.as_ref().unwrap_or(&empty);
-        self.answers.get(&request_key(&call.tool, arguments))
+    /// The answers dispatch gave call `i`'s request.
+    fn answers_for(&self, i: usize) -> Option<&Vec<String>> {
+        self.answers.get(&self.requests[i])
     }
 
-    fn answer_is_error(&self, call: &ToolCall) -> bool {
-        self.answers_for(call)
+    fn answer_is_error(&self, i: usize) -> bool {
+        self.answers_for(i)
             .is_some_and(|answers| answers.iter().any(|a| a.starts_with("error:")))
     }
 
     /// The content of an answered call is what its dispatch returned (RULINGS A6): any
     /// answer given to an identical request of this batch, since their order is free.
     fn check_content(&self, i: usize, content: &str, tally: &mut Tally) {
-        let Some(answers) = self.answers_for(&self.calls[i]) else {
+        let Some(answers) = self.answers_for(i) else {
             // Not dispatched with its request: the dispatch check says so.
             return;
         };

@@ -325,7 +325,7 @@ impl Features {
 }
 
 /// How to write a key: the canonical way, with some departures.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 struct KeyStyle {
     frame: (&'static str, &'static str),
     name: NameStyle,
@@ -419,21 +419,43 @@ impl KeyStyle {
         self
     }
 
-    fn key(&self, name: &str, args: Option<&Object>) -> String {
-        let mut out = String::new();
+    /// Whether two styles write args alike: they may differ only in the name and the frame.
+    fn writes_args_as(&self, other: &KeyStyle) -> bool {
+        let reframed = KeyStyle {
+            frame: other.frame,
+            name: other.name,
+            ..*self
+        };
+        reframed == *other
+    }
+
+    /// The args between the frame.
+    fn args_text(&self, args: Option<&Object>) -> String {
+        match args {
+            None => self.absent.to_owned(),
+            Some(args) => {
+                let mut out = String::new();
+                self.object(&mut out, args, 0);
+                out
+            }
+        }
+    }
+
+    /// The key of a call named `name` whose args this style writes as `args_text`.
+    fn key(&self, name: &str, args_text: &str) -> String {
+        let mut out = String::with_capacity(name.len() + args_text.len() + 8);
         match self.name {
             NameStyle::Verbatim => out.push_str(name),
-            NameStyle::Quoted => out.push_str(&self.string_literal(name)),
+            NameStyle::Quoted => self.string_literal(&mut out, name),
             NameStyle::Escaped => {
-                let quoted = self.string_literal(name);
-                out.push_str(&quoted[1..quoted.len() - 1]);
+                let start = out.len();
+                self.string_literal(&mut out, name);
+                out.pop();
+                out.remove(start);
             }
         }
         out.push_str(self.frame.0);
-        match args {
-            None => out.push_str(self.absent),
-            Some(args) => self.object(&mut out, args, 0),
-        }
+        out.push_str(args_text);
         out.push_str(self.frame.1);
         out
     }
@@ -453,7 +475,7 @@ impl KeyStyle {
             if i > 0 {
                 out.push_str(self.item_separator);
             }
-            out.push_str(&self.string_literal(key));
+            self.string_literal(out, key);
             out.push_str(self.key_separator);
             self.value(out, value, depth + 1);
         }
@@ -470,7 +492,17 @@ impl KeyStyle {
                 (true, false) => "False",
             }),
             Value::Int(_) | Value::Float(_) => out.push_str(&self.number(value)),
-            Value::Str(s) => out.push_str(&self.string_literal(s)),
+            Value::Str(s) => self.string_literal(out, s),
+            Value::List(items) if !self.lists_sorted => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(self.item_separator);
+                    }
+                    self.value(out, item, depth + 1);
+                }
+                out.push(']');
+            }
             Value::List(items) => {
                 let mut texts: Vec<String> = items
                     .iter()
@@ -480,9 +512,7 @@ impl KeyStyle {
                         text
                     })
                     .collect();
-                if self.lists_sorted {
-                    texts.sort();
-                }
+                texts.sort();
                 out.push('[');
                 out.push_str(&texts.join(self.item_separator));
                 out.push(']');
@@ -505,12 +535,12 @@ impl KeyStyle {
         }
     }
 
-    fn string_literal(&self, text: &str) -> String {
+    fn string_literal(&self, out: &mut String, text: &str) {
         match self.ascii {
-            Ascii::Escaped => dumps_str(text),
-            Ascii::UppercaseHex => uppercase_escapes(&dumps_str(text)),
+            Ascii::Escaped => crate::json::write_str(out, text),
+            Ascii::UppercaseHex => out.push_str(&uppercase_escapes(&dumps_str(text))),
             Ascii::Raw => {
-                let mut out = String::from('"');
+                out.push('"');
                 // `ensure_ascii=False` escapes only what JSON requires.
                 for c in text.chars() {
                     if c < ' ' || c == '"' || c == '\\' {
@@ -521,7 +551,6 @@ impl KeyStyle {
                     }
                 }
                 out.push('"');
-                out
             }
         }
     }
@@ -603,18 +632,32 @@ pub(super) fn plausible_keys(
     let args = call.args.as_ref();
     let canonical = KeyStyle::canonical(model);
     let mut keys = vec![(Vec::new(), canonical_key_in(model, &call.name, args))];
+    // Most departures change only the name or the frame around the args: the args are
+    // written once per way of writing them, not once per key (a call has about a hundred
+    // plausible keys and a few dozen ways of writing its args).
+    let mut args_texts: Vec<(KeyStyle, String)> = Vec::new();
+    let mut key = |style: KeyStyle| {
+        let written = match args_texts
+            .iter()
+            .position(|(s, _)| s.writes_args_as(&style))
+        {
+            Some(index) => index,
+            None => {
+                args_texts.push((style, style.args_text(args)));
+                args_texts.len() - 1
+            }
+        };
+        style.key(&call.name, &args_texts[written].1)
+    };
     let departures = candidates(model, call, features);
     for first in &departures {
-        keys.push((vec![*first], canonical.with(*first).key(&call.name, args)));
+        keys.push((vec![*first], key(canonical.with(*first))));
     }
     for (i, first) in departures.iter().enumerate() {
         let one = canonical.with(*first);
         for second in &departures[i + 1..] {
             if !same_kind(*first, *second) {
-                keys.push((
-                    vec![*first, *second],
-                    one.with(*second).key(&call.name, args),
-                ));
+                keys.push((vec![*first, *second], key(one.with(*second))));
             }
         }
     }
