@@ -95,9 +95,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         hidden.push(spec_dir.clone());
     }
     let sandbox = Sandbox::new(hidden, args.python.clone(), limits(args))?;
-    // Every submission gets the same hidden cases: drawn once for the class.
-    let drawn = crate::fuzz::Drawn::new(&spec.cases, &functions, args.fuzz, seed);
-    let grading = Grading {
+    let mut grading = Grading {
         spec: &spec,
         functions,
         rubric,
@@ -109,9 +107,21 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         },
         sandbox: &sandbox,
         budget: Duration::from_secs(args.submission_seconds),
-        drawn,
+        drawn: None,
     };
-    grading.canary()?;
+    // Every submission gets the same hidden cases: drawn once for the class, while the
+    // canary (which needs none) waits on its interpreter's start.
+    let (drawn, canary) = std::thread::scope(|scope| {
+        let drawing = scope
+            .spawn(|| crate::fuzz::Drawn::new(&spec.cases, &grading.functions, args.fuzz, seed));
+        let canary = grading.canary();
+        let drawn = drawing
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (drawn, canary)
+    });
+    canary?;
+    grading.drawn = drawn;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

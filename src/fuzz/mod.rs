@@ -133,13 +133,26 @@ impl Drawn {
         if count == 0 || count > Self::MAX_CASES_PER_FUNCTION {
             return None;
         }
-        let by_function = functions
-            .iter()
-            .map(|&function| {
-                let mut generator = Generator::new(function, spec_cases, seed);
-                (function, (0..count).map(|i| generator.case(i)).collect())
-            })
-            .collect();
+        // Each function's cases come from a random state of their own: drawn side by side.
+        let by_function = std::thread::scope(|scope| {
+            let drawing: Vec<_> = functions
+                .iter()
+                .map(|&function| {
+                    scope.spawn(move || {
+                        let mut generator = Generator::new(function, spec_cases, seed);
+                        (function, (0..count).map(|i| generator.case(i)).collect())
+                    })
+                })
+                .collect();
+            drawing
+                .into_iter()
+                .map(|thread| {
+                    thread
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                })
+                .collect()
+        });
         Some(Drawn { seed, by_function })
     }
 
