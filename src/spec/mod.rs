@@ -19,6 +19,6 @@ pub use model::{
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};
 pub use script::{
-    dispatch_answer, held_scripts, scripted_answer, tool_answer, CaseDispatch, CaseTools,
+    dispatch_answer, held_scripts, tool_answer, CaseDispatch, CaseTools, Script, Scripts,
 };
 pub use source::Source;

@@ -13,8 +13,80 @@ use std::time::Duration;
 /// value, so create one per case: successive batches of a case see successive answers.
 #[derive(Debug)]
 pub struct CaseTools<'a> {
-    scripts: &'a IndexMap<String, ToolScript>,
+    scripts: Scripts<'a>,
     state: Mutex<ScriptState<DedupInvocation>>,
+}
+
+/// A case's tool scripts, each response found by its canonical args in constant time (as
+/// the Python adapter finds them). Finding it by writing every response's args until one
+/// matched made a batch of hundreds of calls, with a response each, quadratic.
+#[derive(Debug)]
+pub struct Scripts<'s> {
+    tools: &'s IndexMap<String, ToolScript>,
+    /// Per tool, in `tools`' order: the first response with each canonical args, and the
+    /// first response without args.
+    first: Vec<(HashMap<String, usize>, Option<usize>)>,
+}
+
+/// One tool's script, with its responses indexed.
+#[derive(Clone, Copy)]
+pub struct Script<'s> {
+    pub script: &'s ToolScript,
+    first: &'s (HashMap<String, usize>, Option<usize>),
+}
+
+impl<'s> Scripts<'s> {
+    pub fn new(tools: &'s IndexMap<String, ToolScript>) -> Scripts<'s> {
+        let first = tools
+            .values()
+            .map(|script| {
+                let mut by_args = HashMap::new();
+                let mut any_args = None;
+                for (index, response) in script.responses.iter().enumerate() {
+                    match &response.args {
+                        Some(args) => {
+                            by_args.entry(canonical_args(args)).or_insert(index);
+                        }
+                        None => {
+                            any_args.get_or_insert(index);
+                        }
+                    }
+                }
+                (by_args, any_args)
+            })
+            .collect();
+        Scripts { tools, first }
+    }
+
+    /// The script of tool `name`, if the case has one.
+    pub fn get(&self, name: &str) -> Option<Script<'_>> {
+        let (index, _, script) = self.tools.get_full(name)?;
+        Some(Script {
+            script,
+            first: &self.first[index],
+        })
+    }
+}
+
+impl<'s> Script<'s> {
+    /// The response that answers invocations with canonical args `key`: the first whose
+    /// args match, or that has none.
+    fn response(self, key: &str) -> Option<&'s Response> {
+        let (by_args, any_args) = self.first;
+        let index = match (by_args.get(key), any_args) {
+            (Some(a), Some(b)) => (*a).min(*b),
+            (Some(a), None) | (None, Some(a)) => *a,
+            (None, None) => return None,
+        };
+        Some(&self.script.responses[index])
+    }
+
+    /// The answer to the `nth` (0-based) invocation with canonical args `key`: from the
+    /// first response whose args match (or that has none); the last answer repeats.
+    pub fn answer(self, key: &str, nth: usize) -> Option<&'s Answer> {
+        let response = self.response(key)?;
+        response.answers.get(nth).or(response.answers.last())
+    }
 }
 
 #[derive(Debug)]
@@ -36,7 +108,7 @@ impl<I> Default for ScriptState<I> {
 impl<'a> CaseTools<'a> {
     pub fn new(scripts: &'a IndexMap<String, ToolScript>) -> Self {
         CaseTools {
-            scripts,
+            scripts: Scripts::new(scripts),
             state: Mutex::default(),
         }
     }
@@ -57,7 +129,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Tools for CaseTools<'_> {
     fn has_tool(&self, name: &str) -> bool {
-        self.scripts.contains_key(name)
+        self.scripts.get(name).is_some()
     }
 
     fn invoke(&self, name: &str, args: &Object) -> Result<Value, String> {
@@ -88,7 +160,7 @@ impl Tools for CaseTools<'_> {
 /// ([`ToolScript::latency_of`]), which keeps it in flight while a racy implementation starts
 /// the same call again. Later invocations answer at once: the race has either shown by then
 /// or cannot, and a sequential implementation pays the wait once per key, not once per call.
-fn wait_if_first(script: &ToolScript, key: &str, nth: usize) {
+fn wait_if_first(script: Script<'_>, key: &str, nth: usize) {
     let latency = first_wait_ms(script, key, nth);
     if latency > 0 {
         std::thread::sleep(Duration::from_millis(latency));
@@ -96,57 +168,38 @@ fn wait_if_first(script: &ToolScript, key: &str, nth: usize) {
 }
 
 /// How long the `nth` invocation with canonical args `key` waits.
-fn first_wait_ms(script: &ToolScript, key: &str, nth: usize) -> u64 {
-    match scripted_response(script, key) {
-        Some(response) if nth == 0 => script.latency_of(response),
+fn first_wait_ms(script: Script<'_>, key: &str, nth: usize) -> u64 {
+    match script.response(key) {
+        Some(response) if nth == 0 => script.script.latency_of(response),
         _ => 0,
     }
 }
 
 /// What the `nth` (0-based) invocation of a scripted `run_parallel_calls` tool with
 /// canonical args `key` gives: its return value, or the `str()` of what it raises.
-pub fn tool_answer(
-    name: &str,
-    script: &ToolScript,
-    key: &str,
-    nth: usize,
-) -> Result<Value, String> {
-    match scripted_answer(script, key, nth) {
+pub fn tool_answer(name: &str, script: Script<'_>, key: &str, nth: usize) -> Result<Value, String> {
+    match script.answer(key, nth) {
         Some(Answer::Return { value }) => Ok(value.clone()),
         Some(Answer::Raise { message, .. }) => Err(message.clone()),
         None => Err(format!("parcall: no scripted answer for {name}({key})")),
     }
 }
 
-/// The answer to the `nth` (0-based) invocation with canonical args `key`: from the first
-/// response whose args match (or that has none); the last answer repeats.
-pub fn scripted_answer<'s>(script: &'s ToolScript, key: &str, nth: usize) -> Option<&'s Answer> {
-    let response = scripted_response(script, key)?;
-    response.answers.get(nth).or(response.answers.last())
-}
-
-/// The response that answers invocations with canonical args `key`: the first whose args
-/// match, or that has none.
-fn scripted_response<'s>(script: &'s ToolScript, key: &str) -> Option<&'s Response> {
-    script.responses.iter().find(|response| {
-        response
-            .args
-            .as_ref()
-            .is_none_or(|args| canonical_args(args) == key)
-    })
-}
-
 /// The `dispatch` of an `execute_tool_calls` case: the sandbox, or scripted string answers.
 #[derive(Debug)]
 pub struct CaseDispatch<'a> {
-    dispatch: &'a Dispatch,
+    /// `None`: the sandbox answers.
+    scripts: Option<Scripts<'a>>,
     state: Mutex<ScriptState<ExecInvocation>>,
 }
 
 impl<'a> CaseDispatch<'a> {
     pub fn new(dispatch: &'a Dispatch) -> Self {
         CaseDispatch {
-            dispatch,
+            scripts: match dispatch {
+                Dispatch::Sandbox => None,
+                Dispatch::Scripted { tools } => Some(Scripts::new(tools)),
+            },
             state: Mutex::default(),
         }
     }
@@ -156,12 +209,8 @@ impl<'a> CaseDispatch<'a> {
         std::mem::take(&mut lock(&self.state).log)
     }
 
-    fn scripted(
-        &self,
-        tools: &IndexMap<String, ToolScript>,
-        request: DispatchRequest<'_>,
-    ) -> String {
-        let Some(script) = tools.get(request.tool) else {
+    fn scripted(&self, scripts: &Scripts<'_>, request: DispatchRequest<'_>) -> String {
+        let Some(script) = scripts.get(request.tool) else {
             return format!("error: unknown tool '{}'", request.tool);
         };
         let key = canonical_args(request.arguments);
@@ -181,8 +230,8 @@ impl<'a> CaseDispatch<'a> {
 
 /// What the `nth` (0-based) scripted `dispatch` of `tool` with canonical arguments `key`
 /// returns.
-pub fn dispatch_answer(tool: &str, script: &ToolScript, key: &str, nth: usize) -> String {
-    match scripted_answer(script, key, nth) {
+pub fn dispatch_answer(tool: &str, script: Script<'_>, key: &str, nth: usize) -> String {
+    match script.answer(key, nth) {
         Some(Answer::Return {
             value: Value::Str(text),
         }) => text.to_string(),
@@ -199,9 +248,9 @@ impl Dispatcher for CaseDispatch<'_> {
             tool: request.tool.to_owned(),
             arguments: request.arguments.clone(),
         });
-        match self.dispatch {
-            Dispatch::Sandbox => Sandbox.dispatch(request),
-            Dispatch::Scripted { tools } => self.scripted(tools, request),
+        match &self.scripts {
+            None => Sandbox.dispatch(request),
+            Some(scripts) => self.scripted(scripts, request),
         }
     }
 }
@@ -267,11 +316,14 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        assert_eq!(first_wait_ms(&script, r#"{"k": 1}"#, 0), 2);
-        assert_eq!(first_wait_ms(&script, r#"{"k": 1}"#, 1), 0);
-        assert_eq!(first_wait_ms(&script, r#"{"k": 2}"#, 0), 0);
-        assert_eq!(first_wait_ms(&script, r#"{"k": 3}"#, 0), 5);
-        assert_eq!(first_wait_ms(&script, r#"{"k": 3}"#, 2), 0);
+        let tools: IndexMap<String, ToolScript> = [("t".to_owned(), script.clone())].into();
+        let scripts = Scripts::new(&tools);
+        let indexed = scripts.get("t").unwrap();
+        assert_eq!(first_wait_ms(indexed, r#"{"k": 1}"#, 0), 2);
+        assert_eq!(first_wait_ms(indexed, r#"{"k": 1}"#, 1), 0);
+        assert_eq!(first_wait_ms(indexed, r#"{"k": 2}"#, 0), 0);
+        assert_eq!(first_wait_ms(indexed, r#"{"k": 3}"#, 0), 5);
+        assert_eq!(first_wait_ms(indexed, r#"{"k": 3}"#, 2), 0);
         let mut cleared = script.clone();
         cleared.clear_latency();
         assert!(script.has_latency() && !cleared.has_latency());

@@ -11,7 +11,7 @@ use super::{quote, quote_str, Tally};
 use crate::json::{Key, NumberModel, Object, Value};
 use crate::judge::BatchRun;
 use crate::reference::{canonical_args, canonical_args_in, canonical_key_in, input, DedupCall};
-use crate::spec::{held_scripts, tool_answer, DedupCase};
+use crate::spec::{held_scripts, tool_answer, DedupCase, Scripts};
 use std::collections::{HashMap, HashSet};
 
 /// What carries over from one batch of a case to the next.
@@ -39,6 +39,7 @@ pub(super) fn diagnose(model: NumberModel, case: &DedupCase, runs: &[BatchRun], 
             &held
         }
     };
+    let scripts = Scripts::new(&case.tools);
     let mut history = History::default();
     for (index, run) in runs.iter().enumerate() {
         let Some(batch) = case.batches.get(index) else {
@@ -60,7 +61,7 @@ pub(super) fn diagnose(model: NumberModel, case: &DedupCase, runs: &[BatchRun], 
                 &held_calls
             }
         };
-        let answers = replay(model, case, &run.invocations, &mut history.answered);
+        let answers = replay(model, &scripts, &run.invocations, &mut history.answered);
         let keys = Batch {
             number: index + 1,
             model,
@@ -81,7 +82,7 @@ type Answer = Result<Value, String>;
 /// What each invocation the implementation made was given, per canonical request.
 fn replay(
     model: NumberModel,
-    case: &DedupCase,
+    scripts: &Scripts<'_>,
     invocations: &[Value],
     answered: &mut HashMap<(String, String), usize>,
 ) -> HashMap<String, Vec<Answer>> {
@@ -90,7 +91,7 @@ fn replay(
         let Some((name, args)) = invocation_parts(invocation) else {
             continue;
         };
-        let Some(script) = case.tools.get(name) else {
+        let Some(script) = scripts.get(name) else {
             continue;
         };
         let key = canonical_args(args);

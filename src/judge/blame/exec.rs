@@ -12,7 +12,7 @@ use crate::json::{Key, NumberModel, Object, Value};
 use crate::judge::BatchRun;
 use crate::reference::{canonical_args, DEFAULT_MAX_PARALLEL};
 use crate::reference::{input, plan, DispatchRequest, Dispatcher, Sandbox, ToolCall, Verdict};
-use crate::spec::{dispatch_answer, held_scripts, Dispatch, ExecCase};
+use crate::spec::{dispatch_answer, held_scripts, Dispatch, ExecCase, Scripts};
 use std::collections::{HashMap, HashSet};
 
 const DUPLICATE_PREFIX: &str = "error: duplicate tool_call_id ";
@@ -44,6 +44,10 @@ pub(super) fn diagnose(model: NumberModel, case: &ExecCase, runs: &[BatchRun], t
         }
         other => std::borrow::Cow::Borrowed(other),
     };
+    let scripts = match &*dispatch {
+        Dispatch::Sandbox => None,
+        Dispatch::Scripted { tools } => Some(Scripts::new(tools)),
+    };
     let mut history = History::default();
     for (index, run) in runs.iter().enumerate() {
         let Some(input) = case.batches.get(index) else {
@@ -55,7 +59,7 @@ pub(super) fn diagnose(model: NumberModel, case: &ExecCase, runs: &[BatchRun], t
                 call.arguments = call.arguments.as_ref().map(|a| model.normalise_object(a));
             }
         }
-        let answers = replay(&dispatch, &run.invocations, &mut history.answered);
+        let answers = replay(scripts.as_ref(), &run.invocations, &mut history.answered);
         let empty = Object::new();
         let requests = calls
             .iter()
@@ -79,11 +83,11 @@ pub(super) fn diagnose(model: NumberModel, case: &ExecCase, runs: &[BatchRun], t
     }
 }
 
-/// The answers `dispatch` gave this batch's invocations, per canonical request, replayed
-/// from the invocations the implementation made (the scripted answer counters run across
-/// the batches of a case).
+/// The answers dispatch gave this batch's invocations, per canonical request, replayed from
+/// the invocations the implementation made (the scripted answer counters run across the
+/// batches of a case). `scripts` is `None` for the sandbox.
 fn replay(
-    dispatch: &Dispatch,
+    scripts: Option<&Scripts<'_>>,
     invocations: &[Value],
     answered: &mut HashMap<(String, String), usize>,
 ) -> HashMap<String, Vec<String>> {
@@ -106,9 +110,9 @@ fn replay(
             continue;
         }
         let key = canonical_args(arguments);
-        let answer = match dispatch {
-            Dispatch::Sandbox => Sandbox.dispatch(DispatchRequest { tool, arguments }),
-            Dispatch::Scripted { tools } => match tools.get(tool) {
+        let answer = match scripts {
+            None => Sandbox.dispatch(DispatchRequest { tool, arguments }),
+            Some(scripts) => match scripts.get(tool) {
                 None => format!("error: unknown tool '{tool}'"),
                 Some(script) => {
                     let count = answered.entry((tool.to_owned(), key.clone())).or_default();
