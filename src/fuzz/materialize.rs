@@ -8,9 +8,11 @@ use crate::reference::{DomainError, Execution};
 use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, SpecCase};
 use crate::subject::reference::{run_dedup, run_exec};
 
-/// The case of `input`, with expectations from the reference.
+/// The case of `input`, with expectations from the reference. The input moves into the case:
+/// a generated input is drawn to become one case, and copying its calls and scripts was a
+/// fifth of this function's time.
 pub fn materialize(
-    input: &GeneratedInput,
+    input: GeneratedInput,
     id: &str,
     file: &str,
     description: &str,
@@ -18,7 +20,7 @@ pub fn materialize(
     let case = match input {
         GeneratedInput::Exec { dispatch, batches } => {
             let runs = run_exec(
-                dispatch,
+                &dispatch,
                 batches.iter().map(|(c, m)| (c, *m)),
                 Execution::Sequential,
             )?;
@@ -26,13 +28,13 @@ pub fn materialize(
                 id: id.to_owned(),
                 description: description.to_owned(),
                 requirements: Vec::new(),
-                dispatch: dispatch.clone(),
+                dispatch,
                 batches: batches
-                    .iter()
+                    .into_iter()
                     .zip(runs)
                     .map(|((calls, max_parallel), run)| ExecBatch {
-                        calls: calls.clone(),
-                        max_parallel: *max_parallel,
+                        calls,
+                        max_parallel,
                         expected: run.output,
                         invocations: typed(&run.invocations),
                     })
@@ -41,7 +43,7 @@ pub fn materialize(
         }
         GeneratedInput::Dedup { tools, batches } => {
             let runs = run_dedup(
-                tools,
+                &tools,
                 batches.iter(),
                 Execution::Sequential,
                 NumberModel::Python,
@@ -50,12 +52,12 @@ pub fn materialize(
                 id: id.to_owned(),
                 description: description.to_owned(),
                 requirements: Vec::new(),
-                tools: tools.clone(),
+                tools,
                 batches: batches
-                    .iter()
+                    .into_iter()
                     .zip(runs)
                     .map(|(calls, run)| DedupBatch {
-                        calls: calls.clone(),
+                        calls,
                         expected: match run.output {
                             Value::Object(o) => *o,
                             _ => unreachable!("run_parallel_calls returns a mapping"),

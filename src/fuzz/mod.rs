@@ -216,7 +216,7 @@ impl Generator {
         let tree = self.strategy.new_tree(&mut runner);
         self.rng = runner.rng().clone();
         let id = format!("gen-{}-{index}", short(self.function));
-        let case = materialize(&tree.ok()?.current(), &id, "generated", "a generated case").ok()?;
+        let case = materialize(tree.ok()?.current(), &id, "generated", "a generated case").ok()?;
         Some((before, case))
     }
 
@@ -602,7 +602,8 @@ fn shrink(
                     break 'search;
                 }
                 let candidate = make();
-                let Ok(case) = materialize(&candidate, &id, "generated", "a generated case") else {
+                let Ok(case) = materialize(candidate.clone(), &id, "generated", "a generated case")
+                else {
                     continue;
                 };
                 // An edit that leaves an invocation without a scripted answer tests the
