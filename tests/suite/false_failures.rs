@@ -37,6 +37,32 @@ fn correct_solutions_in_any_dispatch_order_or_style_conform() {
     }
 }
 
+/// Files beside a module that share a name with what asyncio imports must not break the
+/// adapter's asyncio: a student's `selectors.py` helper is theirs, and an `async def`
+/// solution next to it is still correct.
+#[test]
+fn an_async_solution_beside_files_named_like_the_standard_library_conforms() {
+    let dir = temp_dir("stdlib-names");
+    std::fs::copy(
+        root().join(example("solution_asyncio")),
+        dir.join("solution_asyncio.py"),
+    )
+    .unwrap();
+    for name in ["selectors", "logging", "signal", "heapq"] {
+        std::fs::write(dir.join(format!("{name}.py")), "HELPER = 1\n").unwrap();
+    }
+    let module = dir.join("solution_asyncio.py");
+    let (code, report) = json_report(&[
+        "check",
+        module.to_str().unwrap(),
+        "--case",
+        "exec-dispatch-00*",
+        "--case",
+        "dedup-*-001",
+    ]);
+    assert_eq!(code, 0, "{report:#}");
+}
+
 /// A spec folder: the built-in one exported, plus `extra` case files.
 fn spec_with(name: &str, extra: &[(&str, &str)]) -> TempPath {
     let dir = temp_dir(name);
