@@ -37,30 +37,28 @@ fn correct_solutions_in_any_dispatch_order_or_style_conform() {
     }
 }
 
-/// Files beside a module that share a name with what asyncio imports must not break the
-/// adapter's asyncio: a student's `selectors.py` helper is theirs, and an `async def`
-/// solution next to it is still correct.
+/// Files beside a module named like standard modules (a student's `logging.py` helper) must
+/// not break what the standard library imports: asyncio for an `async def` solution,
+/// concurrent.futures (which imports logging) for a thread-pool one.
 #[test]
-fn an_async_solution_beside_files_named_like_the_standard_library_conforms() {
-    let dir = temp_dir("stdlib-names");
-    std::fs::copy(
-        root().join(example("solution_asyncio")),
-        dir.join("solution_asyncio.py"),
-    )
-    .unwrap();
-    for name in ["selectors", "logging", "signal", "heapq"] {
-        std::fs::write(dir.join(format!("{name}.py")), "HELPER = 1\n").unwrap();
+fn solutions_beside_files_named_like_the_standard_library_conform() {
+    for name in ["solution_asyncio", "solution_thread_pool"] {
+        let dir = temp_dir("stdlib-names");
+        let module = dir.join(format!("{name}.py"));
+        std::fs::copy(root().join(example(name)), &module).unwrap();
+        for helper in ["selectors", "logging", "signal", "heapq"] {
+            std::fs::write(dir.join(format!("{helper}.py")), "HELPER = 1\n").unwrap();
+        }
+        let (code, report) = json_report(&[
+            "check",
+            module.to_str().unwrap(),
+            "--case",
+            "exec-dispatch-00*",
+            "--case",
+            "dedup-*-001",
+        ]);
+        assert_eq!(code, 0, "{name}: {report:#}");
     }
-    let module = dir.join("solution_asyncio.py");
-    let (code, report) = json_report(&[
-        "check",
-        module.to_str().unwrap(),
-        "--case",
-        "exec-dispatch-00*",
-        "--case",
-        "dedup-*-001",
-    ]);
-    assert_eq!(code, 0, "{report:#}");
 }
 
 /// A spec folder: the built-in one exported, plus `extra` case files.
