@@ -22,7 +22,12 @@ pub fn canonical_key(name: &str, args: Option<&Object>) -> String {
 /// The cache key of a call under a number model.
 pub fn canonical_key_in(model: NumberModel, name: &str, args: Option<&Object>) -> String {
     let args = args.map_or_else(|| "{}".to_owned(), |args| canonical_args_in(model, args));
-    format!("{name}({args})")
+    key_of(name, &args)
+}
+
+/// The cache key of a call whose canonical args are already written: `name(args)`.
+pub fn key_of(name: &str, canonical_args: &str) -> String {
+    format!("{name}({canonical_args})")
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub(crate) mod python;
 mod python_unicode;
 mod sandbox;
 
-pub use canonical::{canonical_args, canonical_args_in, canonical_key, canonical_key_in};
+pub use canonical::{canonical_args, canonical_args_in, canonical_key, canonical_key_in, key_of};
 pub use dedup::{
     distinct_calls, run_parallel_calls, run_parallel_calls_in, DistinctCall, Results, Tools,
 };

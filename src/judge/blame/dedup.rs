@@ -10,7 +10,9 @@ use super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::{quote, quote_str, Tally};
 use crate::json::{Key, NumberModel, Object, Value};
 use crate::judge::BatchRun;
-use crate::reference::{canonical_args, canonical_args_in, canonical_key_in, input, DedupCall};
+use crate::reference::{
+    canonical_args, canonical_args_in, canonical_key_in, input, key_of, DedupCall,
+};
 use crate::spec::{held_scripts, tool_answer, DedupCase, Scripts};
 use std::collections::{HashMap, HashSet};
 
@@ -97,7 +99,7 @@ fn replay(
         let key = canonical_args(args);
         // Under Python the model's key holds the same args text: written once.
         let model_key = match model {
-            NumberModel::Python => format!("{name}({key})"),
+            NumberModel::Python => key_of(name, &key),
             _ => canonical_key_in(model, name, Some(args)),
         };
         let count = answered.entry((name.to_owned(), key.clone())).or_default();
