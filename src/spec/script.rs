@@ -31,7 +31,7 @@ pub struct Scripts<'s> {
 /// One tool's script, with its responses indexed.
 #[derive(Clone, Copy)]
 pub struct Script<'s> {
-    pub script: &'s ToolScript,
+    script: &'s ToolScript,
     first: &'s (HashMap<String, usize>, Option<usize>),
 }
 
