@@ -452,7 +452,7 @@ fn tally(
         let exercised = if result.outcome.is_pass() {
             result.blame.shown.clone()
         } else {
-            crate::judge::blame::applicable_in(model, &result.case.case)
+            crate::judge::blame::applicable_to(model, &result.case.case)
         };
         for id in exercised {
             tallies.entry(id).or_default().exercised += 1;

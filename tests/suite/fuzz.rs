@@ -7,12 +7,15 @@ use crate::common;
 
 use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
 use parcall::grade::rubric::Rubric;
-use parcall::judge::{judge, Outcome};
+use parcall::json::NumberModel;
+use parcall::judge::blame::applicable_to;
+use parcall::judge::{blame_in, held_in, judge, judge_in, Blame, Outcome};
 use parcall::reference::Execution;
 use parcall::report::{Report, Verdict};
 use parcall::spec::Function;
 use parcall::spec::{Case, CaseFile};
-use parcall::subject::reference::run_case;
+use parcall::subject::expected::expected_under;
+use parcall::subject::reference::{run_case, run_dedup};
 use parcall::subject::{InProcess, Subject};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -55,6 +58,57 @@ fn the_reference_passes_on_every_seed_in_any_dispatch_order() {
             "seed {:?}",
             report.seed
         );
+    }
+}
+
+/// Judging works out a passing case's blame once per case (`judge::blame::applicable_to`),
+/// which is sound only if the checks find the same on any runs the judge passes as on the
+/// expected ones. Held here on the spec's cases and generated ones, the reference answering
+/// in shuffled orders (identical requests' answers and the invocations in other orders than
+/// the expected ones), under both number models for `run_parallel_calls`.
+#[test]
+fn passing_runs_are_blamed_as_their_case_applies() {
+    let spec = subjects::spec();
+    for seed in 1..=3 {
+        for function in Function::ALL {
+            let generated = parcall::fuzz::generated_cases(function, &spec.cases, 150, seed);
+            let cases = spec.cases.iter().filter(|c| c.function() == function);
+            for case in cases.chain(&generated) {
+                for model in [NumberModel::Python, NumberModel::Float64] {
+                    // Outside the float64 domain (integers past 2^53) there is nothing to judge.
+                    let Ok(case) = expected_under(model, case) else {
+                        continue;
+                    };
+                    let execution = Execution::Shuffled { seed };
+                    let runs = match (&*case.case, model) {
+                        (Case::Exec(_), NumberModel::Python) => run_case(&case.case, execution),
+                        // The keys are where the models differ; `execute_tool_calls` writes no
+                        // numbers of its own, and a float64 runtime of it answers from the
+                        // scripts sent over the pipe (number_models.rs checks that end to end).
+                        (Case::Exec(_), _) => continue,
+                        (Case::Dedup(c), _) => run_dedup(
+                            &c.tools,
+                            c.batches.iter().map(|b| &b.calls),
+                            execution,
+                            model,
+                        ),
+                    }
+                    .unwrap();
+                    let runs = held_in(model, &runs);
+                    let outcome = judge_in(model, &case.case, &runs);
+                    assert!(outcome.is_pass(), "{} {model:?}: {outcome:?}", case.id());
+                    assert_eq!(
+                        blame_in(model, &case.case, &runs, &outcome),
+                        Blame {
+                            charges: Vec::new(),
+                            shown: applicable_to(model, &case.case),
+                        },
+                        "{} {model:?}",
+                        case.id()
+                    );
+                }
+            }
+        }
     }
 }
 

@@ -10,9 +10,12 @@
 //! explain (an exception, a timeout, a crash, a value of the wrong type) is charged to one
 //! named requirement per function and says so.
 
+mod applicable;
 mod dedup;
 mod exec;
 mod keys;
+
+pub use applicable::applicable_to;
 
 use super::{BatchRun, Failure, Outcome};
 use crate::json::NumberModel;
