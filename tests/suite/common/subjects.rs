@@ -2,7 +2,7 @@
 //! this process. For loops whose strength is the generator's and the judge's (many seeds),
 //! where the pipe would only add seconds.
 
-use parcall::fuzz::{run_plan, CheckPlan, Undefined};
+use parcall::fuzz::{run_plan, CheckPlan, Drawn, Undefined};
 use parcall::json::{dumps, Style, Value};
 use parcall::judge::BatchRun;
 use parcall::reference::{canonical_key, input, run_parallel_calls, Execution, Tools};
@@ -12,7 +12,8 @@ use parcall::spec::{Case, CaseTools, Function, Spec};
 use parcall::subject::in_process::CaseRun;
 use parcall::subject::Subject;
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 pub fn spec() -> &'static Spec {
@@ -23,6 +24,7 @@ pub fn spec() -> &'static Spec {
 /// What `parcall check --seed SEED --fuzz FUZZ` reports on `subject`.
 pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
     let spec = spec();
+    let drawn = drawn(seed, fuzz);
     let plan = CheckPlan {
         spec,
         cases: &spec.cases,
@@ -32,7 +34,7 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
         shrink_each_requirement: false,
         seed,
         settings: Settings::default(),
-        drawn: None,
+        drawn: drawn.get().and_then(Option::as_ref),
     };
     let (results, generated) = run_plan(subject, &plan);
     let run = Run {
@@ -49,6 +51,36 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
         rerun_base: "parcall check",
     };
     Report::new(&run, &context).with_generated(seed, &generated, &context)
+}
+
+/// The generated cases of `seed`, drawn once for every loop that checks a subject on it, as
+/// `parcall grade` draws a class's hidden cases once (`fuzz::Drawn`): the 20-seed loops
+/// check three subjects on the same seeds, and drawing was a third of each loop's CPU. The
+/// loops walk the seeds in step, so the last few seeds' draws are kept; a loop that falls
+/// further behind draws again, the same cases. Sharing them also shares the cases
+/// themselves, so a case that passes in one loop has its blame worked out once for all
+/// (`judge::blame::applicable_to`).
+fn drawn(seed: u64, fuzz: usize) -> Arc<OnceLock<Option<Drawn>>> {
+    const KEPT: usize = 3;
+    static DRAWN: Mutex<VecDeque<((u64, usize), Arc<OnceLock<Option<Drawn>>>)>> =
+        Mutex::new(VecDeque::new());
+    let slot = {
+        let mut kept = DRAWN.lock().unwrap_or_else(PoisonError::into_inner);
+        match kept.iter().find(|(key, _)| *key == (seed, fuzz)) {
+            Some((_, slot)) => slot.clone(),
+            None => {
+                let slot = Arc::new(OnceLock::new());
+                if kept.len() == KEPT {
+                    kept.pop_front();
+                }
+                kept.push_back(((seed, fuzz), slot.clone()));
+                slot
+            }
+        }
+    };
+    // Outside the lock: a loop on another seed need not wait for this draw.
+    slot.get_or_init(|| Drawn::new(&spec().cases, &Function::ALL, fuzz, seed));
+    slot
 }
 
 /// A case as an implementation sees it: the arguments of each batch, canonically written.
