@@ -53,6 +53,9 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
     Report::new(&run, &context).with_generated(seed, &generated, &context)
 }
 
+/// One seed's draws, filled by the first loop to reach it.
+type DrawSlot = Arc<OnceLock<Option<Drawn>>>;
+
 /// The generated cases of `seed`, drawn once for every loop that checks a subject on it, as
 /// `parcall grade` draws a class's hidden cases once (`fuzz::Drawn`): the 20-seed loops
 /// check three subjects on the same seeds, and drawing was a third of each loop's CPU. The
@@ -60,10 +63,9 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
 /// further behind draws again, the same cases. Sharing them also shares the cases
 /// themselves, so a case that passes in one loop has its blame worked out once for all
 /// (`judge::blame::applicable_to`).
-fn drawn(seed: u64, fuzz: usize) -> Arc<OnceLock<Option<Drawn>>> {
+fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
     const KEPT: usize = 3;
-    static DRAWN: Mutex<VecDeque<((u64, usize), Arc<OnceLock<Option<Drawn>>>)>> =
-        Mutex::new(VecDeque::new());
+    static DRAWN: Mutex<VecDeque<((u64, usize), DrawSlot)>> = Mutex::new(VecDeque::new());
     let slot = {
         let mut kept = DRAWN.lock().unwrap_or_else(PoisonError::into_inner);
         match kept.iter().find(|(key, _)| *key == (seed, fuzz)) {
