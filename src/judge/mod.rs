@@ -168,10 +168,7 @@ pub fn verdict(model: NumberModel, case: &Arc<Case>, runs: &[BatchRun]) -> (Outc
     let outcome = judge_in(model, case, runs);
     let blame = if outcome.is_pass() {
         // What the checks would find on any passing runs of this case, worked out once.
-        Blame {
-            charges: Vec::new(),
-            shown: blame::applicable_to(model, case),
-        }
+        blame::blame_of_a_pass(model, case)
     } else {
         blame_in(model, case, runs, &outcome)
     };

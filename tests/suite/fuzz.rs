@@ -7,9 +7,9 @@ use crate::common;
 
 use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
 use parcall::grade::rubric::Rubric;
-use parcall::json::NumberModel;
-use parcall::judge::blame::applicable_to;
-use parcall::judge::{blame_in, held_in, judge, judge_in, Blame, Outcome};
+use parcall::json::{NumberModel, Value};
+use parcall::judge::blame::blame_of_a_pass;
+use parcall::judge::{blame_in, expectations, held_in, judge, judge_in, BatchRun, Outcome};
 use parcall::reference::Execution;
 use parcall::report::{Report, Verdict};
 use parcall::spec::Function;
@@ -61,11 +61,13 @@ fn the_reference_passes_on_every_seed_in_any_dispatch_order() {
     }
 }
 
-/// Judging works out a passing case's blame once per case (`judge::blame::applicable_to`),
+/// Judging works out a passing case's blame once per case (`judge::blame::blame_of_a_pass`),
 /// which is sound only if the checks find the same on any runs the judge passes as on the
-/// expected ones. Held here on the spec's cases and generated ones, the reference answering
-/// in shuffled orders (identical requests' answers and the invocations in other orders than
-/// the expected ones), under both number models for `run_parallel_calls`.
+/// expected ones. Held here on the spec's cases and generated ones under both number models,
+/// with two kinds of passing runs: the reference's own, answering in shuffled orders (the
+/// answers of identical requests and the invocations in other orders than expected), and the
+/// expected runs with every freedom the judge allows taken at once (invocations in reverse,
+/// every object's members in reverse, `-0.0` for `0.0` in a result).
 #[test]
 fn passing_runs_are_blamed_as_their_case_applies() {
     let spec = subjects::spec();
@@ -79,37 +81,78 @@ fn passing_runs_are_blamed_as_their_case_applies() {
                     let Ok(case) = expected_under(model, case) else {
                         continue;
                     };
-                    let execution = Execution::Shuffled { seed };
-                    let runs = match (&*case.case, model) {
-                        (Case::Exec(_), NumberModel::Python) => run_case(&case.case, execution),
-                        // The keys are where the models differ; `execute_tool_calls` writes no
-                        // numbers of its own, and a float64 runtime of it answers from the
-                        // scripts sent over the pipe (number_models.rs checks that end to end).
-                        (Case::Exec(_), _) => continue,
-                        (Case::Dedup(c), _) => run_dedup(
-                            &c.tools,
-                            c.batches.iter().map(|b| &b.calls),
-                            execution,
-                            model,
-                        ),
+                    let mut passing = vec![("taken freedoms", freedoms_taken(&case.case))];
+                    if let Some(runs) = reference_runs(&case.case, model, seed) {
+                        passing.push(("the shuffled reference", runs));
                     }
-                    .unwrap();
-                    let runs = held_in(model, &runs);
-                    let outcome = judge_in(model, &case.case, &runs);
-                    assert!(outcome.is_pass(), "{} {model:?}: {outcome:?}", case.id());
-                    assert_eq!(
-                        blame_in(model, &case.case, &runs, &outcome),
-                        Blame {
-                            charges: Vec::new(),
-                            shown: applicable_to(model, &case.case),
-                        },
-                        "{} {model:?}",
-                        case.id()
-                    );
+                    for (what, runs) in passing {
+                        let runs = held_in(model, &runs);
+                        let outcome = judge_in(model, &case.case, &runs);
+                        assert!(
+                            outcome.is_pass(),
+                            "{} {model:?} {what}: {outcome:?}",
+                            case.id()
+                        );
+                        assert_eq!(
+                            blame_in(model, &case.case, &runs, &outcome),
+                            blame_of_a_pass(model, &case.case),
+                            "{} {model:?} {what}",
+                            case.id()
+                        );
+                    }
                 }
             }
         }
     }
+}
+
+/// The reference's runs of `case`, dispatching in an order drawn from `seed`.
+fn reference_runs(case: &Case, model: NumberModel, seed: u64) -> Option<Vec<BatchRun>> {
+    let execution = Execution::Shuffled { seed };
+    let runs = match (case, model) {
+        (Case::Exec(_), NumberModel::Python) => run_case(case, execution),
+        // A float64 runtime of `execute_tool_calls` answers from the scripts sent over the
+        // pipe, not from the case's dispatcher (number_models.rs checks it end to end); it
+        // writes no numbers of its own, and the freedoms above cover it here.
+        (Case::Exec(_), _) => return None,
+        (Case::Dedup(c), _) => run_dedup(
+            &c.tools,
+            c.batches.iter().map(|b| &b.calls),
+            execution,
+            model,
+        ),
+    };
+    Some(runs.unwrap())
+}
+
+/// The expected runs of `case` as an implementation may return them and still pass.
+fn freedoms_taken(case: &Case) -> Vec<BatchRun> {
+    fn reversed(value: &Value, zero: &dyn Fn(f64) -> f64) -> Value {
+        match value {
+            Value::Object(members) => Value::from(
+                members
+                    .iter()
+                    .rev()
+                    .map(|(key, item)| (key.clone(), reversed(item, zero)))
+                    .collect::<parcall::json::Object>(),
+            ),
+            Value::List(items) => Value::List(items.iter().map(|i| reversed(i, zero)).collect()),
+            Value::Float(f) => Value::Float(zero(*f)),
+            other => other.clone(),
+        }
+    }
+    let negative_zero = |f: f64| if f == 0.0 { -0.0 } else { f };
+    let dedup = matches!(case, Case::Dedup(_));
+    expectations(case)
+        .into_iter()
+        .map(|(output, mut invocations)| {
+            invocations.reverse();
+            BatchRun {
+                output: reversed(&output, if dedup { &negative_zero } else { &|f| f }),
+                invocations: invocations.iter().map(|i| reversed(i, &|f| f)).collect(),
+            }
+        })
+        .collect()
 }
 
 #[test]

@@ -10,12 +10,12 @@
 //! explain (an exception, a timeout, a crash, a value of the wrong type) is charged to one
 //! named requirement per function and says so.
 
-mod applicable;
 mod dedup;
 mod exec;
 mod keys;
+mod of_a_pass;
 
-pub use applicable::applicable_to;
+pub use of_a_pass::{applicable_to, blame_of_a_pass};
 
 use super::{BatchRun, Failure, Outcome};
 use crate::json::NumberModel;
@@ -168,14 +168,7 @@ pub fn applicable(case: &Case) -> BTreeSet<String> {
 
 /// [`applicable`] for a case whose expectations are number model `model`'s.
 pub fn applicable_in(model: NumberModel, case: &Case) -> BTreeSet<String> {
-    let runs: Vec<BatchRun> = super::expectations(case)
-        .into_iter()
-        .map(|(output, invocations)| BatchRun {
-            output,
-            invocations,
-        })
-        .collect();
-    blame_in(model, case, &runs, &Outcome::Pass).shown
+    of_a_pass::blame_of_expected_runs(model, case).shown
 }
 
 /// The requirement a failure no check explains is charged to: the one that says what the
