@@ -50,6 +50,17 @@ pub fn expectations(case: &Case) -> Vec<(Value, Vec<Value>)> {
     }
 }
 
+/// The runs a case expects, as an implementation would return them.
+pub fn expected_runs(case: &Case) -> Vec<BatchRun> {
+    expectations(case)
+        .into_iter()
+        .map(|(output, invocations)| BatchRun {
+            output,
+            invocations,
+        })
+        .collect()
+}
+
 pub fn exec_invocation(invocation: &ExecInvocation) -> Value {
     let mut object = Object::new();
     object.insert("tool".into(), invocation.tool.as_str().into());

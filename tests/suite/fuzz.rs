@@ -9,7 +9,7 @@ use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
 use parcall::grade::rubric::Rubric;
 use parcall::json::{NumberModel, Value};
 use parcall::judge::blame::blame_of_a_pass;
-use parcall::judge::{blame_in, expectations, held_in, judge, judge_in, BatchRun, Outcome};
+use parcall::judge::{blame_in, expected_runs, held_in, judge, judge_in, BatchRun, Outcome};
 use parcall::reference::Execution;
 use parcall::report::{Report, Verdict};
 use parcall::spec::Function;
@@ -143,14 +143,16 @@ fn freedoms_taken(case: &Case) -> Vec<BatchRun> {
     }
     let negative_zero = |f: f64| if f == 0.0 { -0.0 } else { f };
     let dedup = matches!(case, Case::Dedup(_));
-    expectations(case)
+    expected_runs(case)
         .into_iter()
-        .map(|(output, mut invocations)| {
-            invocations.reverse();
-            BatchRun {
-                output: reversed(&output, if dedup { &negative_zero } else { &|f| f }),
-                invocations: invocations.iter().map(|i| reversed(i, &|f| f)).collect(),
-            }
+        .map(|run| BatchRun {
+            output: reversed(&run.output, if dedup { &negative_zero } else { &|f| f }),
+            invocations: run
+                .invocations
+                .iter()
+                .rev()
+                .map(|i| reversed(i, &|f| f))
+                .collect(),
         })
         .collect()
 }

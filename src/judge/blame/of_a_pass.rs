@@ -14,7 +14,7 @@
 
 use super::{blame_in, Blame};
 use crate::json::NumberModel;
-use crate::judge::{expectations, BatchRun, Outcome};
+use crate::judge::{expected_runs, Outcome};
 use crate::spec::Case;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
@@ -64,14 +64,7 @@ fn shared_blame_of_a_pass(model: NumberModel, case: &Arc<Case>) -> Arc<Blame> {
 
 /// What the checks find on the runs a case expects, judged a pass.
 pub(super) fn blame_of_expected_runs(model: NumberModel, case: &Case) -> Blame {
-    let runs: Vec<BatchRun> = expectations(case)
-        .into_iter()
-        .map(|(output, invocations)| BatchRun {
-            output,
-            invocations,
-        })
-        .collect();
-    blame_in(model, case, &runs, &Outcome::Pass)
+    blame_in(model, case, &expected_runs(case), &Outcome::Pass)
 }
 
 /// The table, even after a thread panicked holding it: every entry is complete when
@@ -132,13 +125,7 @@ mod tests {
         };
         message.insert("content".into(), "not what the dispatcher said".into());
         let case = Arc::new(case);
-        let runs: Vec<BatchRun> = expectations(&case)
-            .into_iter()
-            .map(|(output, invocations)| BatchRun {
-                output,
-                invocations,
-            })
-            .collect();
+        let runs = expected_runs(&case);
         let (outcome, blame) = crate::judge::verdict(NumberModel::Python, &case, &runs);
         assert!(outcome.is_pass());
         assert_eq!(blame, blame_in(NumberModel::Python, &case, &runs, &outcome));

@@ -1,17 +1,7 @@
 use super::*;
 use crate::json::{parse, Value};
-use crate::judge::{expectations, BatchRun};
+use crate::judge::expected_runs;
 use crate::spec::Spec;
-
-fn expected_runs(case: &Case) -> Vec<BatchRun> {
-    expectations(case)
-        .into_iter()
-        .map(|(output, invocations)| BatchRun {
-            output,
-            invocations,
-        })
-        .collect()
-}
 
 #[test]
 fn the_expected_output_of_every_spec_case_breaks_no_rule() {
