@@ -62,7 +62,7 @@ type DrawSlot = Arc<OnceLock<Option<Drawn>>>;
 /// loops walk the seeds in step, so the last few seeds' draws are kept; a loop that falls
 /// further behind draws again, the same cases. Sharing them also shares the cases
 /// themselves, so a case that passes in one loop has its blame worked out once for all
-/// (`judge::blame::applicable_to`).
+/// (`judge::blame::blame_of_a_pass`).
 fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
     const KEPT: usize = 3;
     static DRAWN: Mutex<VecDeque<((u64, usize), DrawSlot)>> = Mutex::new(VecDeque::new());
