@@ -113,11 +113,20 @@ fn strategy(function: Function, spec_cases: &[SpecCase]) -> BoxedStrategy<Genera
 /// (about 15 KB a case); past that, every run draws its own as it streams.
 pub struct Drawn {
     seed: u64,
-    by_function: Vec<(Function, Vec<Option<Draw>>)>,
+    by_function: Vec<(Function, Vec<Option<DrawnCase>>)>,
 }
 
 /// A generated case and the random state that draws it again (for shrinking).
 type Draw = (TestRng, SpecCase);
+
+/// A case drawn for a class, with whether it is hidden (no batch of it is one of the public
+/// spec's), worked out once rather than for every submission it is run on.
+#[derive(Clone)]
+struct DrawnCase {
+    draw: TestRng,
+    case: SpecCase,
+    hidden: bool,
+}
 
 impl Drawn {
     pub const MAX_CASES_PER_FUNCTION: usize = 1000;
@@ -140,7 +149,15 @@ impl Drawn {
                 .map(|&function| {
                     scope.spawn(move || {
                         let mut generator = Generator::new(function, spec_cases, seed);
-                        (function, (0..count).map(|i| generator.case(i)).collect())
+                        let public = Public::new(spec_cases, function);
+                        let cases = (0..count)
+                            .map(|i| {
+                                let (draw, case) = generator.case(i)?;
+                                let hidden = public.hides(&case.case);
+                                Some(DrawnCase { draw, case, hidden })
+                            })
+                            .collect();
+                        (function, cases)
                     })
                 })
                 .collect();
@@ -157,11 +174,7 @@ impl Drawn {
     }
 
     /// The draws of `function` for `settings`, when these are the ones kept.
-    fn of(
-        &self,
-        function: Function,
-        settings: &Settings,
-    ) -> Option<&[Option<(TestRng, SpecCase)>]> {
+    fn of(&self, function: Function, settings: &Settings) -> Option<&[Option<DrawnCase>]> {
         let (_, draws) = self.by_function.iter().find(|(f, _)| *f == function)?;
         (self.seed == settings.seed && draws.len() >= settings.cases_per_function)
             .then_some(draws.as_slice())
@@ -257,7 +270,7 @@ struct Kept {
 /// smallest case charged to it, with the random states that draw those few again.
 struct Findings<'p> {
     model: NumberModel,
-    public: &'p HashSet<String>,
+    public: Public<'p>,
     generated: usize,
     failed: usize,
     exercised: BTreeSet<String>,
@@ -268,11 +281,19 @@ struct Findings<'p> {
 }
 
 impl Findings<'_> {
-    fn add(&mut self, index: usize, draw: Option<TestRng>, result: CaseResult) {
+    /// Adds a case's result; `hidden` is whether the case is hidden, when that is known.
+    fn add(
+        &mut self,
+        index: usize,
+        draw: Option<TestRng>,
+        hidden: Option<bool>,
+        result: CaseResult,
+    ) {
         self.generated += 1;
         self.exercised
             .extend(result.case.requirements().iter().cloned());
-        tally(self.model, &result, self.public, &mut self.requirements);
+        let hidden = hidden.unwrap_or_else(|| self.public.hides(&result.case.case));
+        tally(self.model, &result, hidden, &mut self.requirements);
         if result.outcome.is_pass() {
             return;
         }
@@ -317,10 +338,9 @@ fn run_function(
     settings: Settings,
     drawn: Option<&Drawn>,
 ) -> Summary {
-    let public = public_batches(spec_cases, function);
     let mut findings = Findings {
         model: subject.number_model(),
-        public: &public,
+        public: Public::new(spec_cases, function),
         generated: 0,
         failed: 0,
         exercised: BTreeSet::new(),
@@ -331,25 +351,32 @@ fn run_function(
     };
     // Cases are drawn as the subject asks for them; their draws wait here, by id, until
     // their result arrives.
-    let waiting: std::cell::RefCell<HashMap<String, (usize, TestRng)>> = Default::default();
+    type Waiting = HashMap<String, (usize, TestRng, Option<bool>)>;
+    let waiting: std::cell::RefCell<Waiting> = Default::default();
     let mut generator = Generator::new(function, spec_cases, settings.seed);
     let drawn = drawn.and_then(|d| d.of(function, &settings));
     let mut source = (0..settings.cases_per_function).filter_map(|index| {
-        let (draw, case) = match drawn {
-            Some(drawn) => drawn[index].clone()?,
-            None => generator.case(index)?,
+        let (draw, case, hidden) = match drawn {
+            Some(drawn) => {
+                let DrawnCase { draw, case, hidden } = drawn[index].clone()?;
+                (draw, case, Some(hidden))
+            }
+            None => {
+                let (draw, case) = generator.case(index)?;
+                (draw, case, None)
+            }
         };
         waiting
             .borrow_mut()
-            .insert(case.id().to_owned(), (index, draw));
+            .insert(case.id().to_owned(), (index, draw, hidden));
         Some(case)
     });
     subject.run_stream(&mut source, &mut |result| {
-        let (index, draw) = match waiting.borrow_mut().remove(result.case.id()) {
-            Some((index, draw)) => (index, Some(draw)),
-            None => (usize::MAX, None),
+        let (index, draw, hidden) = match waiting.borrow_mut().remove(result.case.id()) {
+            Some((index, draw, hidden)) => (index, Some(draw), hidden),
+            None => (usize::MAX, None, None),
         };
-        findings.add(index, draw, result);
+        findings.add(index, draw, hidden, result);
     });
     drop(source);
     let Findings {
@@ -433,19 +460,16 @@ fn case_size(result: &CaseResult) -> usize {
     }
 }
 
-/// Adds what one generated case said about each requirement. A generated case with a
-/// batch the public spec also has (a variant can come out equal to its source) can be
-/// answered from memory, so it shows nothing kept; its charges still count. The case holds
-/// the expectations of number model `model`.
+/// Adds what one generated case said about each requirement. A generated case that is not
+/// `hidden` (a batch of it is one of the public spec's: a variant can come out equal to its
+/// source) can be answered from memory, so it shows nothing kept; its charges still count.
+/// The case holds the expectations of number model `model`.
 fn tally(
     model: NumberModel,
     result: &CaseResult,
-    public: &HashSet<String>,
+    hidden: bool,
     tallies: &mut BTreeMap<String, GeneratedTally>,
 ) {
-    let hidden = batch_texts(&result.case.case)
-        .iter()
-        .all(|text| !public.contains(text));
     if hidden {
         // A case that passed shows every check that applies to it; only a failure's need
         // working out from its expected output.
@@ -466,13 +490,35 @@ fn tally(
     }
 }
 
-/// The batches of the spec's own cases of `function`, as [`batch_texts`] writes them.
-fn public_batches(spec_cases: &[SpecCase], function: Function) -> HashSet<String> {
-    spec_cases
-        .iter()
-        .filter(|c| c.function() == function)
-        .flat_map(|c| batch_texts(&c.case))
-        .collect()
+/// The batches of the spec's own cases of a function, as [`batch_texts`] writes them,
+/// written out the first time a case asks (a run whose cases all come drawn with their
+/// answer never needs them).
+struct Public<'p> {
+    spec_cases: &'p [SpecCase],
+    function: Function,
+    batches: std::cell::OnceCell<HashSet<String>>,
+}
+
+impl<'p> Public<'p> {
+    fn new(spec_cases: &'p [SpecCase], function: Function) -> Public<'p> {
+        Public {
+            spec_cases,
+            function,
+            batches: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// Whether no batch of `case` is one of the public spec's.
+    fn hides(&self, case: &Case) -> bool {
+        let public = self.batches.get_or_init(|| {
+            self.spec_cases
+                .iter()
+                .filter(|c| c.function() == self.function)
+                .flat_map(|c| batch_texts(&c.case))
+                .collect()
+        });
+        batch_texts(case).iter().all(|text| !public.contains(text))
+    }
 }
 
 /// Each batch's arguments as one text: what an implementation sees of it.

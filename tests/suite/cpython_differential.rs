@@ -13,22 +13,33 @@ use std::process::{Command, Stdio};
 
 const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/python_oracle.py");
 
-/// Sends one JSON text per line to the Python oracle and returns its answers, one per line.
-fn ask_python(mode: &str, lines: &[String]) -> Vec<String> {
+/// Runs `python3 ARGS` with `lines` on its standard input, one per line.
+fn python3_filter(args: &[&str], lines: &[String]) -> std::process::Output {
     let mut child = Command::new("python3")
-        .args([ORACLE, mode])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("python3 runs the CPython oracle");
+        .expect("python3 runs");
     let mut stdin = child.stdin.take().unwrap();
     let input = lines.join("\n") + "\n";
-    // Write on a thread: the oracle answers while it reads, and a full stdout pipe would
+    // Write on a thread: python answers while it reads, and a full stdout pipe would
     // otherwise block it while we block on a full stdin pipe.
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let output = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    assert!(output.status.success(), "python3 failed");
+    assert!(
+        output.status.success(),
+        "python3 failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Sends one JSON text per line to the Python oracle and returns its answers, one per line.
+fn ask_python(mode: &str, lines: &[String]) -> Vec<String> {
+    let output = python3_filter(&[ORACLE, mode], lines);
     String::from_utf8(output.stdout)
         .unwrap()
         .lines()
@@ -83,6 +94,48 @@ fn canonical_keys_of_generated_args_match_cpython() {
         let key = parcall::reference::canonical_key("f", Some(args));
         assert_eq!(key, format!("f({expected})"), "args {text}");
     }
+}
+
+/// The Python adapter keys invocations by `json.dumps(args, sort_keys=True)` (scripted
+/// responses are found by it, and "no scripted answer" messages show it), written with one
+/// C encoder made at import instead of `JSONEncoder.encode`, which makes a new one on every
+/// call. Held to `json.dumps` itself on the differential tests' adversarial args, and on
+/// what `json.dumps` refuses: those keys say "not json" instead of raising.
+#[test]
+fn the_python_adapters_keys_are_json_dumps_with_sorted_keys() {
+    const CHECK: &str = r#"
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("adapter", sys.argv[1])
+adapter = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(adapter)
+assert getattr(adapter._sorted_encode, "__self__", None) is None, "the fast encoder is not in use"
+checked = 0
+for line in sys.stdin:
+    value = json.loads(line)
+    expected = json.dumps(value, sort_keys=True)
+    assert adapter.canonical(value) == expected, (line, adapter.canonical(value), expected)
+    checked += 1
+circular = {"a": 1}
+circular["self"] = circular
+for refused in ({1: "a", "b": 2}, {"a": object()}, [float, 1], circular, {"a": {1j}}):
+    key = adapter.canonical(refused)
+    assert key.startswith("<not json: "), (refused, key)
+print(checked)
+"#;
+    let args = generate(values::args(3), 2_000);
+    let texts: Vec<String> = args
+        .iter()
+        .map(|a| json::dumps(&Value::from(a.clone()), Style::PYTHON))
+        .collect();
+    let adapter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/conformance/adapters/python/parcall_adapter.py"
+    );
+    let output = python3_filter(&["-c", CHECK, adapter], &texts);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        texts.len().to_string()
+    );
 }
 
 #[test]

@@ -563,6 +563,9 @@ fn cases_drawn_once_for_a_class_are_the_ones_each_run_draws() {
                     s.shrink_runs,
                     counterexample,
                     per_requirement,
+                    // What each requirement was exercised, shown and charged on: a drawn
+                    // case comes with whether it is hidden, worked out once for the class.
+                    format!("{:?}", s.requirements),
                 )
             })
             .collect::<Vec<_>>()
