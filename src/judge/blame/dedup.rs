@@ -8,7 +8,7 @@
 use super::ids::*;
 use super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::{quote, quote_str, Tally};
-use crate::json::{Key, NumberModel, Object, Value};
+use crate::json::{dumps_object, Key, NumberModel, Object, Style, Value};
 use crate::judge::BatchRun;
 use crate::reference::{
     canonical_args, canonical_args_in, canonical_key_in, input, key_of, DedupCall,
@@ -181,12 +181,30 @@ impl Batch<'_> {
                 .map(|k| Some((k.clone(), Vec::new())))
                 .collect()
         } else {
-            let plausible: Vec<Vec<(Vec<Departure>, String)>> = self
+            // Calls written alike (same name, args written the same, member order included)
+            // have the same plausible keys, about a hundred each: written once per such
+            // call, as dedup batches repeat calls by design.
+            let mut sets: Vec<Vec<(Vec<Departure>, String)>> = Vec::new();
+            let mut set_of: HashMap<(&str, Option<String>), usize> = HashMap::new();
+            let which: Vec<usize> = self
                 .written
                 .iter()
                 .zip(&features)
-                .map(|(call, features)| plausible_keys(self.model, call, features))
+                .map(|(call, features)| {
+                    let written = call
+                        .args
+                        .as_ref()
+                        .map(|args| dumps_object(args, Style::PYTHON));
+                    *set_of
+                        .entry((call.name.as_str(), written))
+                        .or_insert_with(|| {
+                            sets.push(plausible_keys(self.model, call, features));
+                            sets.len() - 1
+                        })
+                })
                 .collect();
+            let plausible: Vec<&[(Vec<Departure>, String)]> =
+                which.iter().map(|&set| sets[set].as_slice()).collect();
             keys_given(&plausible, &entries)
         };
         // A key no way of writing explains may still hold the call's args, read back.

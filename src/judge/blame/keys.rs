@@ -668,12 +668,12 @@ pub(super) fn plausible_keys(
 /// of departures that explains the most calls and entries wins (an implementation keys
 /// every call the same way), and a call it does not explain takes its own best match.
 pub(super) fn keys_given(
-    plausible: &[Vec<(Vec<Departure>, String)>],
+    plausible: &[&[(Vec<Departure>, String)]],
     entries: &std::collections::HashSet<&str>,
 ) -> Vec<Option<(String, Vec<Departure>)>> {
     let mut styles: Vec<Vec<Departure>> = vec![Vec::new()];
     for options in plausible {
-        for (departures, key) in options {
+        for (departures, key) in options.iter() {
             if entries.contains(key.as_str()) && !styles.contains(departures) {
                 styles.push(departures.clone());
             }
@@ -889,13 +889,15 @@ mod tests {
     }
 
     fn explain(call: &DedupCall, key: &str) -> Option<Vec<Departure>> {
-        let plausible = vec![plausible_keys(
+        let plausible = plausible_keys(
             NumberModel::Python,
             call,
             &Features::of(NumberModel::Python, call.args.as_ref()),
-        )];
+        );
         let entries = std::collections::HashSet::from([key]);
-        keys_given(&plausible, &entries)[0].clone().map(|(_, d)| d)
+        keys_given(&[plausible.as_slice()], &entries)[0]
+            .clone()
+            .map(|(_, d)| d)
     }
 
     #[test]
@@ -916,6 +918,7 @@ mod tests {
             .collect();
         let entries =
             std::collections::HashSet::from([r#"f({"a": 1, "b": 2})"#, r#"f({"b": 2, "a": 1})"#]);
+        let plausible: Vec<&[_]> = plausible.iter().map(Vec::as_slice).collect();
         let given = keys_given(&plausible, &entries);
         assert_eq!(given[0].as_ref().unwrap().0, r#"f({"a": 1, "b": 2})"#);
         assert_eq!(given[1].as_ref().unwrap().0, r#"f({"b": 2, "a": 1})"#);
