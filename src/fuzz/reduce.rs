@@ -21,6 +21,19 @@ type Tools = IndexMap<String, ToolScript>;
 /// A change made to a copy of something, when the edit is built.
 type Change<'a, T> = Box<dyn Fn(&mut T) + 'a>;
 
+/// Whether some answer of `input` waits: a race probe, whose failure may show on one run of
+/// the same input and not on the next.
+pub fn has_race_probe(input: &GeneratedInput) -> bool {
+    match input {
+        GeneratedInput::Exec {
+            dispatch: Dispatch::Scripted { tools },
+            ..
+        }
+        | GeneratedInput::Dedup { tools, .. } => tools.values().any(ToolScript::has_latency),
+        GeneratedInput::Exec { .. } => false,
+    }
+}
+
 /// Every input one simple edit away from `input`, roughly biggest edits first.
 pub fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
     let mut out: Vec<Candidate<'_>> = Vec::new();

@@ -117,9 +117,21 @@ for line in sys.stdin:
     checked += 1
 circular = {"a": 1}
 circular["self"] = circular
-for refused in ({1: "a", "b": 2}, {"a": object()}, [float, 1], circular, {"a": {1j}}):
+deep = []
+deep.append(deep)
+for refused in ({1: "a", "b": 2}, {"a": object()}, [float, 1], circular, {"a": {1j}}, (deep,)):
     key = adapter.canonical(refused)
     assert key.startswith("<not json: "), (refused, key)
+# A value that contains itself is refused at once, not followed until a small thread stack
+# runs out (musl's default is 128 KiB), and the encoder is whole again afterwards.
+import threading
+threading.stack_size(128 * 1024)
+keys = []
+worker = threading.Thread(target=lambda: keys.extend(
+    [adapter.canonical((deep,)), adapter.canonical({"b": 1, "a": [deep]}), adapter.canonical({"b": 1, "a": 2})]))
+worker.start()
+worker.join()
+assert [k[:11] for k in keys[:2]] == ["<not json: "] * 2 and keys[2] == '{"a": 2, "b": 1}', keys
 print(checked)
 "#;
     let args = generate(values::args(3), 2_000);

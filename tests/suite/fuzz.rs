@@ -376,6 +376,73 @@ fn counterexamples_are_small_saved_as_case_files_and_replayed_first() {
         .ends_with("regressions.json"));
 }
 
+/// A race shows only on some runs of the same input (on a loaded machine, a thread can
+/// start after the probe's wait is over). Here it shows on a drawn case's first run, and
+/// then only on a run of the same input right after one: shrinking must give an edit of a
+/// racy input a second run before dropping it, or every edit passes once and the
+/// counterexample stays as drawn (CI saw 230 calls left of the racy cache's
+/// counterexample, whose race two calls show).
+#[test]
+fn an_edit_of_a_racy_failure_gets_a_second_run_before_it_is_dropped() {
+    use parcall::fuzz::{self, Settings};
+    use std::collections::HashSet;
+    let spec = subjects::spec();
+    let mut first_seen: HashSet<String> = HashSet::new();
+    let mut last_run = String::new();
+    let flaky = move |case: &Case| {
+        let (mut runs, error) = match run_case(case, Execution::Sequential) {
+            Ok(runs) => (runs, None),
+            Err(error) => (Vec::new(), Some(error.to_string())),
+        };
+        let Case::Dedup(dedup) = case else {
+            return (runs, error);
+        };
+        let probed = dedup.tools.values().any(|t| t.has_latency());
+        let text = format!("{case:?}");
+        let again = text == last_run;
+        last_run = text;
+        let first_run_of_the_draw = first_seen.insert(case.id().to_owned());
+        if probed && (first_run_of_the_draw || again) {
+            // The race: an answer lost.
+            if let Some(run) = runs.first_mut() {
+                run.output = Value::Object(Default::default());
+            }
+        }
+        (runs, error)
+    };
+    let mut subject = InProcess::new(&[Function::RunParallelCalls], flaky);
+    let summaries = fuzz::run(
+        &mut subject,
+        &spec.cases,
+        &[Function::RunParallelCalls],
+        Settings::new(200, 5),
+        None,
+    );
+    let summary = &summaries[0];
+    assert!(
+        summary.failed > 0,
+        "no racy case drawn: {}",
+        summary.generated
+    );
+    let counterexample = summary.counterexample.as_ref().expect("a counterexample");
+    let Case::Dedup(dedup) = &*counterexample.case else {
+        panic!("a run_parallel_calls counterexample")
+    };
+    let calls: usize = dedup
+        .batches
+        .iter()
+        .map(|b| b.calls.as_list().map_or(0, |l| l.len()))
+        .sum();
+    // Without the second run the search still gets there, but only through edits that
+    // happen to repeat the input just run (dropping one of two identical calls, then the
+    // other): 395 runs against 26 when this test was written.
+    assert!(
+        calls <= 4 && summary.shrink_runs <= 100,
+        "not shrunk: {calls} calls after {} runs",
+        summary.shrink_runs
+    );
+}
+
 #[test]
 fn a_hang_during_generation_and_shrinking_is_an_outcome_in_bounded_time() {
     let started = Instant::now();
