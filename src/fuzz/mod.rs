@@ -658,27 +658,35 @@ fn shrink(
                     continue;
                 }
                 runs += 1;
+                let is_slow = |result: &CaseResult| {
+                    matches!(
+                        result.outcome,
+                        Outcome::Fail(
+                            crate::judge::Failure::Timeout { .. }
+                                | crate::judge::Failure::Crash { .. }
+                        )
+                    )
+                };
                 let mut result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
                 // A race shows only when the implementation's threads meet inside a probe's
                 // wait, and on a loaded machine a thread can start after the wait is over: an
                 // edit of a racy input that passes once gets a second run before it is
                 // dropped, or a whole pass of such misses ends the search with the input
                 // barely shrunk (seen under CI's load: 230 calls left of a race that two
-                // calls show).
+                // calls show). A timeout or crash is not run again.
                 if !fails(&result)
+                    && !is_slow(&result)
                     && reduce::has_race_probe(&candidate)
                     && runs < settings.max_shrink_runs
                 {
                     runs += 1;
                     result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
                 }
-                let slow = matches!(
-                    result.outcome,
-                    Outcome::Fail(
-                        crate::judge::Failure::Timeout { .. } | crate::judge::Failure::Crash { .. }
-                    )
-                );
-                slow_in_a_row = if slow { slow_in_a_row + 1 } else { 0 };
+                slow_in_a_row = if is_slow(&result) {
+                    slow_in_a_row + 1
+                } else {
+                    0
+                };
                 if fails(&result) {
                     accepted = Some((index, candidate, result));
                     break;
