@@ -201,11 +201,11 @@ _thread_encoders = threading.local()
 def _sorted_encoder():
     """json.dumps(value, sort_keys=True) as one call of CPython's C encoder, made once per
     thread. JSONEncoder.encode makes a new C encoder, and a dict of the containers it is
-    inside, on every call: two thirds of the cost of a small key (6.3 us against 1.9 in
-    `timeit`). Each thread keeps its own encoder and dict, so a value that contains itself
-    is refused as JSONEncoder refuses it (ValueError), never followed until the stack runs
-    out (a crash on a thread with a small stack); the dict is emptied when an encoding
-    stops early, as the C encoder leaves its marks in it then. `default` is looked up on
+    inside, on every call: a key of three members took 3.8 us, and takes 2.4 (one `timeit`
+    run, BENCHMARKS.md section 4). Each thread keeps its own encoder and dict, so a value
+    that contains itself is refused as JSONEncoder refuses it (ValueError), never followed
+    until the stack runs out (a crash on a thread with a small stack); the dict is emptied
+    when an encoding stops early, as the C encoder leaves its marks in it then. `default` is looked up on
     each use, so a module that patches JSONEncoder.default keys as json.dumps would. Where
     the C encoder is missing or gives another text on a sample, JSONEncoder's encode is
     used."""
