@@ -1,12 +1,15 @@
 //! Canonical keys: parcall's `canonical_args` against CPython's
 //! `json.dumps(args, sort_keys=True)` on the same corpus, measured side by side in one run
-//! (the two sides' rounds alternate), outputs compared byte for byte.
+//! (the two sides' rounds alternate), outputs compared byte for byte. The ratio is the median
+//! of each round's ratio (CPython's round over parcall's round right after it): on a shared
+//! machine whose speed drifts within a run, a pair of adjacent rounds sees one machine.
 //! Run: `cargo bench --bench canonical`.
 //!
 //! `cargo bench --bench canonical -- --alone [--cold]` times parcall alone, 30 rounds per
 //! corpus, and prints the best and the median round: for comparing two builds of parcall
 //! (run them alternately), where CPython's side only adds noise. `--cold` evicts the cache
 //! between rounds (64 MiB written), as CPython's rounds do in the side-by-side run.
+//! `--only WORD` keeps the corpora whose name contains WORD (for a profiler's run).
 
 use parcall::generate::values;
 use parcall::json::{self, Style, Value};
@@ -17,7 +20,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-const ROUNDS: usize = 7;
+const ROUNDS: usize = 11;
 
 /// The corpus, in three parts measured separately and together: args as models send them
 /// (ASCII keys, words, small numbers, a nested filter or list), the adversarial generated
@@ -114,8 +117,14 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let parts = corpus();
     let flags: Vec<String> = std::env::args().skip(1).collect();
+    let mut parts = corpus();
+    if let Some(at) = flags.iter().position(|f| f == "--only") {
+        let word = flags
+            .get(at + 1)
+            .expect("--only takes a word of a corpus's name");
+        parts.retain(|(name, _)| name.contains(word.as_str()));
+    }
     if flags.iter().any(|f| f == "--alone") {
         alone(&parts, flags.iter().any(|f| f == "--cold"));
         return;
@@ -124,7 +133,7 @@ fn main() {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "canonical keys, median of {ROUNDS} rounds, measured side by side in one run"
+        "canonical keys, median of {ROUNDS} rounds, measured side by side in one run (ratio: the median of the rounds' ratios)"
     )
     .unwrap();
     writeln!(out, "| corpus | objects | JSON | CPython json.dumps(sort_keys=True) | parcall canonical_args | ratio | byte-identical |").unwrap();
@@ -144,7 +153,7 @@ fn main() {
             m.bytes as f64 / 1e6,
             m.python / n * 1e9,
             m.rust / n * 1e9,
-            m.python / m.rust,
+            m.ratio,
             m.identical,
             corpus.len()
         )
@@ -180,6 +189,8 @@ fn alone(parts: &[(&str, Vec<json::Object>)], cold: bool) {
 struct Measure {
     python: f64,
     rust: f64,
+    /// The median of the rounds' ratios.
+    ratio: f64,
     identical: usize,
     bytes: usize,
 }
@@ -223,9 +234,11 @@ fn measure(corpus: &[json::Object]) -> Measure {
     assert!(child.wait().unwrap().success(), "python3 failed");
     let expected = std::fs::read_to_string(&python_out).unwrap();
     let identical = expected.lines().zip(&keys).filter(|(a, b)| a == b).count();
+    let ratios = python.iter().zip(&rust).map(|(p, r)| p / r).collect();
     Measure {
         python: median(python),
         rust: median(rust),
+        ratio: median(ratios),
         identical,
         bytes: lines.iter().map(String::len).sum(),
     }

@@ -13,6 +13,10 @@ const CACHED_UP_TO: usize = 1024;
 const STACK_KEPT: usize = 1 << 16;
 /// Orders the cache holds: at most `SLOTS * CACHED_UP_TO` indices of 2 bytes (512 KiB).
 const SLOTS: usize = 256;
+/// Orders per set: a shape may sit in any slot of its set. With one slot per shape (a
+/// direct-mapped cache), 100 shapes in 256 slots left a third of them evicting each other
+/// (BENCHMARKS.md section 1); sets of two left 13%, sets of four about 2%.
+const WAYS: usize = 4;
 
 /// The sort orders of the objects being written, one slice per object (an object's members
 /// are written in the order of its slice while its children push theirs above it), and the
@@ -21,7 +25,8 @@ const SLOTS: usize = 256;
 pub(super) struct KeyOrder {
     /// [`key_prefix`] and index of each member of the objects being written.
     stack: Vec<(u64, usize)>,
-    /// Indexed by the shape's hash modulo [`SLOTS`]; empty until a wide object needs a sort.
+    /// Sets of [`WAYS`] slots, the most recently stored first; a shape's set is chosen by
+    /// its hash. Empty until a wide object needs a sort.
     cache: Vec<Option<Cached>>,
 }
 
@@ -35,8 +40,12 @@ impl KeyOrder {
     /// Pushes the member indices of `object` in Python's key order; returns where they start.
     pub fn push(&mut self, object: &Object) -> usize {
         let start = self.stack.len();
-        let prefixes = object.keys().map(|key| key_prefix(key));
-        self.stack.extend(prefixes.zip(0..));
+        // A loop rather than `extend` of an iterator whose length the standard library
+        // cannot trust, which grew the stack one checked element at a time.
+        self.stack.reserve(object.len());
+        for (index, key) in object.keys().enumerate() {
+            self.stack.push((key_prefix(key), index));
+        }
         // Objects in insertion order that are already sorted (most canonical inputs) skip
         // the sort.
         if is_sorted(&self.stack[start..], object) {
@@ -81,12 +90,16 @@ impl KeyOrder {
     /// the hash reads only prefixes): it is taken only when the keys come out in order,
     /// which, keys being distinct, only their sorted order does.
     fn reuse(&mut self, start: usize, shape: u64, object: &Object) -> bool {
-        let Some(Some(cached)) = self.cache.get(slot(shape)) else {
+        let Some(set) = self.cache.get(set_of(shape)) else {
             return false;
         };
-        if cached.shape != shape || cached.order.len() != object.len() {
+        let Some(cached) = set
+            .iter()
+            .flatten()
+            .find(|cached| cached.shape == shape && cached.order.len() == object.len())
+        else {
             return false;
-        }
+        };
         let end = self.stack.len();
         for &index in cached.order.iter() {
             self.stack.push(self.stack[start + usize::from(index)]);
@@ -99,7 +112,8 @@ impl KeyOrder {
         sorted
     }
 
-    /// Caches the order of the members pushed at `start`, now sorted.
+    /// Caches the order of the members pushed at `start`, now sorted, in the first slot of
+    /// its shape's set; the set's least recently stored order is dropped.
     fn remember(&mut self, start: usize, shape: u64) {
         if self.cache.is_empty() {
             self.cache.resize_with(SLOTS, || None);
@@ -108,14 +122,17 @@ impl KeyOrder {
             .iter()
             .map(|&(_, index)| u16::try_from(index).expect("at most CACHED_UP_TO members"))
             .collect();
-        self.cache[slot(shape)] = Some(Cached { shape, order });
+        let set = &mut self.cache[set_of(shape)];
+        set.rotate_right(1);
+        set[0] = Some(Cached { shape, order });
     }
 }
 
-/// The cache slot of a shape.
-fn slot(shape: u64) -> usize {
+/// The slots of a shape's set in the cache.
+fn set_of(shape: u64) -> std::ops::Range<usize> {
     // The high bits: the multiplication in `mix` leaves the low ones weakest.
-    (shape >> 56) as usize % SLOTS
+    let set = (shape >> 56) as usize % (SLOTS / WAYS);
+    set * WAYS..(set + 1) * WAYS
 }
 
 /// A hash of a shape: the prefixes of its keys in insertion order.
@@ -151,17 +168,27 @@ fn key_prefix(key: &str) -> u64 {
     if let Some(head) = bytes.first_chunk::<8>() {
         return u64::from_be_bytes(*head);
     }
-    // A shorter key byte by byte: a copy of a variable length is a `memcpy` call, which
-    // was an eighth of the time of writing a wide object.
-    let mut prefix = 0;
-    for (i, &byte) in bytes.iter().enumerate() {
-        prefix |= u64::from(byte) << (56 - 8 * i);
+    // A shorter key as overlapping pieces: a copy of a variable length is a `memcpy` call
+    // (an eighth of the time of writing a wide object), and a loop a few instructions a byte.
+    let n = bytes.len();
+    match n {
+        4..=7 => {
+            let head = u32::from_be_bytes(bytes[..4].try_into().expect("4 bytes"));
+            let last = u32::from_be_bytes(bytes[n - 4..].try_into().expect("4 bytes"));
+            u64::from(head) << 32 | u64::from(last) << (8 * (8 - n))
+        }
+        1..=3 => {
+            // The first, middle and last bytes are every byte of 1 to 3.
+            let at = |i: usize| u64::from(bytes[i]) << (56 - 8 * i);
+            at(0) | at(n / 2) | at(n - 1)
+        }
+        _ => 0,
     }
-    prefix
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{key_prefix, KeyOrder};
     use crate::json::{dumps_object, Object, Style, Value};
 
     /// `keys` in insertion order, written canonically, and the order a plain sort gives.
@@ -193,6 +220,49 @@ mod tests {
         for keys in [shape(false), shape(true), shape(false), shape(true)] {
             let (written, expected) = written_and_sorted(&keys);
             assert_eq!(written, expected);
+        }
+    }
+
+    #[test]
+    fn a_set_keeps_the_four_shapes_last_stored_in_it() {
+        let object =
+            |keys: &[&str]| -> Object { keys.iter().map(|&k| (k.into(), Value::Null)).collect() };
+        // Five unsorted objects whose shapes (hashes made up here) fall in one set.
+        let objects = [
+            (object(&["b", "a", "c"]), 7 << 56),
+            (object(&["c", "b", "a"]), (7 << 56) | 1),
+            (object(&["a", "c", "b"]), (7 << 56) | 2),
+            (object(&["b", "c", "a"]), (7 << 56) | 3),
+            (object(&["c", "a", "b"]), (7 << 56) | 4),
+        ];
+        let mut order = KeyOrder::default();
+        let cached = |order: &mut KeyOrder, (object, shape): &(Object, u64)| {
+            let start = order.stack.len();
+            let prefixes = object.keys().map(|key| key_prefix(key));
+            order.stack.extend(prefixes.zip(0..));
+            let hit = order.reuse(start, *shape, object);
+            order.pop(start);
+            hit
+        };
+        for (i, stored) in objects.iter().enumerate() {
+            let start = order.push(&stored.0);
+            order.remember(start, stored.1);
+            order.pop(start);
+            for (j, probed) in objects.iter().enumerate() {
+                // Four per set: the one stored last and the three before it.
+                let kept = j <= i && i - j < 4;
+                assert_eq!(cached(&mut order, probed), kept, "after {i}, shape {j}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_prefix_is_the_first_eight_bytes_zero_padded(key in ".{0,10}") {
+            let mut expected = [0u8; 8];
+            let n = key.len().min(8);
+            expected[..n].copy_from_slice(&key.as_bytes()[..n]);
+            proptest::prop_assert_eq!(key_prefix(&key), u64::from_be_bytes(expected));
         }
     }
 

@@ -71,7 +71,7 @@ impl NumberModel {
     /// `Number.prototype.toString` of the double (`1`, `1e-7`, `1e+21`, `NaN`, `Infinity`).
     pub(super) fn write_number(self, out: &mut String, value: &Value) {
         match (self, value) {
-            (NumberModel::Python, Value::Int(int)) => out.push_str(int.as_str()),
+            (NumberModel::Python, Value::Int(int)) => super::write::append(out, int.as_str()),
             (NumberModel::Python, Value::Float(f)) if f.is_finite() => write_python_repr(out, *f),
             (NumberModel::Python, Value::Float(f)) => out.push_str(&super::json_float(*f)),
             (NumberModel::Float64, Value::Int(int)) => {

@@ -182,12 +182,25 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Inlined into its callers, so a member whose value is a scalar (nearly all of them)
+    /// costs no call; containers go through [`Writer::container`].
+    #[inline]
     fn value(&mut self, value: &Value, depth: usize) {
         match value {
             Value::Null => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(int) if self.style.numbers == NumberModel::Python => {
+                append(self.out, int.as_str());
+            }
             Value::Int(_) | Value::Float(_) => self.style.numbers.write_number(self.out, value),
             Value::Str(s) => self.string(s),
+            Value::List(_) | Value::Object(_) => self.container(value, depth),
+        }
+    }
+
+    #[inline(never)]
+    fn container(&mut self, value: &Value, depth: usize) {
+        match value {
             Value::List(items) => {
                 items.iter().for_each(prefetch_contents);
                 self.out.push('[');
@@ -201,6 +214,7 @@ impl Writer<'_> {
                 self.close(items.is_empty(), depth, ']');
             }
             Value::Object(object) => self.object(object, depth),
+            _ => self.value(value, depth),
         }
     }
 
@@ -238,6 +252,7 @@ impl Writer<'_> {
         self.value(item, depth + 1);
     }
 
+    #[inline]
     fn separator(&mut self, index: usize, depth: usize) {
         match self.style.indent {
             None if index > 0 => self.out.push_str(", "),
@@ -263,46 +278,46 @@ impl Writer<'_> {
         self.out.extend(std::iter::repeat_n(' ', spaces));
     }
 
+    /// A string literal. Small enough to inline: most strings (keys above all) are plain
+    /// throughout, and for them this is one scan that copies as it goes.
+    #[inline]
     fn string(&mut self, text: &str) {
-        self.out.reserve(text.len() + 2);
         self.out.push('"');
-        // Copy runs of bytes that need no escape in one go: printable ASCII other than `"`
-        // and `\`, and (without ensure_ascii) any non-control character.
+        let plain = append_plain_prefix(self.out, text.as_bytes());
+        if plain < text.len() {
+            self.escaped_rest(text, plain);
+        }
+        self.out.push('"');
+    }
+
+    /// The rest of a string from `index`, a byte that needs an escape.
+    #[inline(never)]
+    fn escaped_rest(&mut self, text: &str, mut index: usize) {
         let bytes = text.as_bytes();
-        let mut plain_from = 0;
-        let mut index = 0;
         while index < bytes.len() {
-            index += plain_prefix(&bytes[index..]);
-            let Some(&byte) = bytes.get(index) else {
-                break;
-            };
-            if byte < 0x80 {
-                if (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\' {
+            // The characters to escape, up to the next plain byte: in strings dense with
+            // them most plain runs are empty, and the word-wise scan of an empty run cost
+            // more than the escape.
+            while let Some(&byte) = bytes.get(index).filter(|&&byte| !is_plain(byte)) {
+                if byte < 0x80 {
+                    self.ascii_escape(byte);
                     index += 1;
                     continue;
                 }
-                self.out.push_str(&text[plain_from..index]);
-                self.ascii_escape(byte);
-                index += 1;
-                plain_from = index;
-                continue;
-            }
-            let c = text[index..]
-                .chars()
-                .next()
-                .expect("index is on a char boundary");
-            let width = c.len_utf8();
-            if !self.style.ensure_ascii && !c.is_control() {
+                let c = text[index..]
+                    .chars()
+                    .next()
+                    .expect("index is on a char boundary");
+                let width = c.len_utf8();
+                if !self.style.ensure_ascii && !c.is_control() {
+                    append(self.out, &text[index..index + width]);
+                } else {
+                    self.escape(c);
+                }
                 index += width;
-                continue;
             }
-            self.out.push_str(&text[plain_from..index]);
-            self.escape(c);
-            index += width;
-            plain_from = index;
+            index += append_plain_prefix(self.out, &bytes[index..]);
         }
-        self.out.push_str(&text[plain_from..]);
-        self.out.push('"');
     }
 
     /// The escape of an ASCII byte that cannot stand as itself.
@@ -324,14 +339,62 @@ impl Writer<'_> {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut units = [0u16; 2];
         for unit in c.encode_utf16(&mut units) {
-            self.out.push_str("\\u");
-            // Pushed as chars: ASCII by construction, so no UTF-8 check of a buffer (which
-            // was 4% of writing the adversarial corpus).
-            for shift in [12, 8, 4, 0] {
-                self.out
-                    .push(char::from(HEX[usize::from((*unit >> shift) & 0xf)]));
+            let mut escaped = *b"\\u0000";
+            for (digit, shift) in escaped[2..].iter_mut().zip([12, 8, 4, 0]) {
+                *digit = HEX[usize::from((*unit >> shift) & 0xf)];
             }
+            // SAFETY: ASCII by construction. Unchecked because a UTF-8 check of each escape
+            // was 4% of writing the adversarial corpus; and six bytes at once rather than
+            // char by char.
+            self.out
+                .push_str(unsafe { std::str::from_utf8_unchecked(&escaped) });
         }
+    }
+}
+
+/// Appends `text` to `out`. A text of up to 16 bytes (a number's digits, most keys) is
+/// copied as two overlapping words into reserved room, not by a `memcpy` call: calls for a
+/// few bytes each were a tenth of writing a wide object (BENCHMARKS.md section 1).
+#[inline]
+pub(super) fn append(out: &mut String, text: &str) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    if n > 16 {
+        out.push_str(text);
+        return;
+    }
+    out.reserve(16);
+    let len = out.len();
+    // SAFETY: `reserve` made room for 16 bytes after `len` and the stores below end at most
+    // `n <= 16` bytes after it. The loads read `bytes[..n]` only (overlapping when `n` is not
+    // a word's length). The `n` bytes taken into the length are a copy of `text`, whole: UTF-8.
+    unsafe {
+        let from = bytes.as_ptr();
+        let to = out.as_mut_vec().as_mut_ptr().add(len);
+        match n {
+            8..=16 => {
+                to.cast::<u64>()
+                    .write_unaligned(from.cast::<u64>().read_unaligned());
+                to.add(n - 8)
+                    .cast::<u64>()
+                    .write_unaligned(from.add(n - 8).cast::<u64>().read_unaligned());
+            }
+            4..=7 => {
+                to.cast::<u32>()
+                    .write_unaligned(from.cast::<u32>().read_unaligned());
+                to.add(n - 4)
+                    .cast::<u32>()
+                    .write_unaligned(from.add(n - 4).cast::<u32>().read_unaligned());
+            }
+            1..=3 => {
+                // The first, middle and last bytes cover every byte of 1 to 3.
+                *to = *from;
+                *to.add(n / 2) = *from.add(n / 2);
+                *to.add(n - 1) = *from.add(n - 1);
+            }
+            _ => {}
+        }
+        out.as_mut_vec().set_len(len + n);
     }
 }
 
@@ -376,29 +439,78 @@ fn prefetch(target: *const u8) {
     let _ = target;
 }
 
-/// How many leading bytes of `bytes` are printable ASCII other than `"` and `\`: the bytes
-/// that stand for themselves in every style. Eight bytes at a time (SWAR): on the long plain
-/// runs of keys and values a byte-by-byte loop was most of the string writing.
-fn plain_prefix(bytes: &[u8]) -> usize {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut plain = 0;
-    for chunk in chunks.by_ref() {
-        let special = special_bytes(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        if special != 0 {
-            return plain + first_flagged(special);
+/// Appends the leading bytes of `bytes` that are printable ASCII other than `"` and `\` (the
+/// bytes that stand for themselves in every style) to `out`, and returns how many. Eight
+/// bytes at a time (SWAR), each word stored as it is found: the scan and the copy are one
+/// pass, with no `memcpy` call per run (a call per key and per value was a tenth of writing a
+/// wide object, BENCHMARKS.md section 1).
+#[inline(always)]
+fn append_plain_prefix(out: &mut String, bytes: &[u8]) -> usize {
+    // Room for every byte and for one word written past the last: a word is stored whole
+    // even when only its first bytes are plain.
+    out.reserve(bytes.len() + 8);
+    let len = out.len();
+    // SAFETY: `reserve` made room for `bytes.len() + 8` bytes after `len`, and every store
+    // below ends at most 8 bytes past the `bytes.len()` bytes it copies from. Only plain
+    // bytes, which are ASCII copied from `bytes`, are taken into the string's length; the
+    // rest of a stored word stays spare capacity, never read.
+    unsafe {
+        let spare = out.as_mut_vec().as_mut_ptr().add(len);
+        let mut plain = 0;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in chunks.by_ref() {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            spare.add(plain).cast::<u64>().write_unaligned(word.to_le());
+            let special = special_bytes(word);
+            if special != 0 {
+                plain += first_flagged(special);
+                out.as_mut_vec().set_len(len + plain);
+                return plain;
+            }
+            plain += 8;
         }
-        plain += 8;
+        let tail = chunks.remainder();
+        if tail.is_empty() {
+            out.as_mut_vec().set_len(len + plain);
+            return plain;
+        }
+        let word = tail_word(tail);
+        spare.add(plain).cast::<u64>().write_unaligned(word.to_le());
+        plain += first_flagged(special_bytes(word)).min(tail.len());
+        out.as_mut_vec().set_len(len + plain);
+        plain
     }
-    // The tail, padded with a plain byte. Built byte by byte: a `copy_from_slice` of a
-    // variable length is a call to `memcpy`, on every string written.
-    let tail = chunks.remainder();
-    let word = tail
-        .iter()
-        .rev()
-        .fold(u64::from_le_bytes([b'a'; 8]), |word, &byte| {
-            (word << 8) | u64::from(byte)
-        });
-    plain + first_flagged(special_bytes(word)).min(tail.len())
+}
+
+/// The bytes of `tail` (at most 7) as a little-endian word, padded with a plain byte. Read
+/// as overlapping pieces: a `copy_from_slice` of a variable length is a call to `memcpy`,
+/// and a loop a few instructions a byte, on every string written.
+#[inline]
+fn tail_word(tail: &[u8]) -> u64 {
+    let n = tail.len();
+    debug_assert!(n < 8);
+    let padding = u64::from_le_bytes([b'a'; 8]) << (8 * n);
+    let bytes = match n {
+        4..=7 => {
+            let head = u32::from_le_bytes(tail[..4].try_into().expect("4 bytes"));
+            let last = u32::from_le_bytes(tail[n - 4..].try_into().expect("4 bytes"));
+            u64::from(head) | u64::from(last) << (8 * (n - 4))
+        }
+        1..=3 => {
+            // The first, middle and last bytes are every byte of 1 to 3.
+            u64::from(tail[0])
+                | u64::from(tail[n / 2]) << (8 * (n / 2))
+                | u64::from(tail[n - 1]) << (8 * (n - 1))
+        }
+        _ => 0,
+    };
+    padding | bytes
+}
+
+/// Whether `byte` stands for itself in every style: printable ASCII other than `"` and `\`.
+#[inline]
+fn is_plain(byte: u8) -> bool {
+    (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\'
 }
 
 /// The index of the first byte whose high bit `flags` sets (8 when none).
@@ -435,20 +547,33 @@ pub fn json_float(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_prefix;
+    use super::{append, append_plain_prefix, is_plain, tail_word};
     use proptest::prelude::*;
-
-    fn plain(byte: u8) -> bool {
-        (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\'
-    }
 
     proptest! {
         #[test]
-        fn plain_prefix_stops_at_the_first_byte_to_escape(
+        fn the_plain_prefix_is_appended_up_to_the_first_byte_to_escape(
+            before in "[ -~]{0,20}",
             bytes in prop::collection::vec(prop_oneof![32u8..127, any::<u8>()], 0..40)
         ) {
-            let expected = bytes.iter().position(|&b| !plain(b)).unwrap_or(bytes.len());
-            prop_assert_eq!(plain_prefix(&bytes), expected);
+            let expected = bytes.iter().position(|&b| !is_plain(b)).unwrap_or(bytes.len());
+            let mut out = before.clone();
+            prop_assert_eq!(append_plain_prefix(&mut out, &bytes), expected);
+            prop_assert_eq!(out.as_bytes(), [before.as_bytes(), &bytes[..expected]].concat());
+        }
+
+        #[test]
+        fn a_tail_word_holds_the_tail_then_plain_padding(tail in prop::collection::vec(any::<u8>(), 0..8)) {
+            let mut expected = [b'a'; 8];
+            expected[..tail.len()].copy_from_slice(&tail);
+            prop_assert_eq!(tail_word(&tail), u64::from_le_bytes(expected));
+        }
+
+        #[test]
+        fn append_appends_every_length(before in ".{0,20}", text in ".{0,20}") {
+            let mut out = before.clone();
+            append(&mut out, &text);
+            prop_assert_eq!(out, before + &text);
         }
     }
 }
