@@ -69,6 +69,9 @@ impl NumberModel {
     /// Appends a number as this model writes it inside a canonical key: Python's `json.dumps`
     /// (exact integers, floats as their `repr`, `NaN`, `Infinity`), or ECMAScript's
     /// `Number.prototype.toString` of the double (`1`, `1e-7`, `1e+21`, `NaN`, `Infinity`).
+    /// Inlined into the writer, so an integer (most of the numbers a key holds) costs no
+    /// call.
+    #[inline]
     pub(super) fn write_number(self, out: &mut String, value: &Value) {
         match (self, value) {
             (NumberModel::Python, Value::Int(int)) => super::write::append(out, int.as_str()),

@@ -183,39 +183,31 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     /// Inlined into its callers, so a member whose value is a scalar (nearly all of them)
-    /// costs no call; containers go through [`Writer::container`].
+    /// costs no call; lists and objects are calls of their own.
     #[inline]
     fn value(&mut self, value: &Value, depth: usize) {
         match value {
             Value::Null => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(int) if self.style.numbers == NumberModel::Python => {
-                append(self.out, int.as_str());
-            }
             Value::Int(_) | Value::Float(_) => self.style.numbers.write_number(self.out, value),
             Value::Str(s) => self.string(s),
-            Value::List(_) | Value::Object(_) => self.container(value, depth),
+            Value::List(items) => self.list(items, depth),
+            Value::Object(object) => self.object(object, depth),
         }
     }
 
     #[inline(never)]
-    fn container(&mut self, value: &Value, depth: usize) {
-        match value {
-            Value::List(items) => {
-                items.iter().for_each(prefetch_contents);
-                self.out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if let Some(next) = items.get(i + 1) {
-                        prefetch_members(next);
-                    }
-                    self.separator(i, depth + 1);
-                    self.value(item, depth + 1);
-                }
-                self.close(items.is_empty(), depth, ']');
+    fn list(&mut self, items: &[Value], depth: usize) {
+        items.iter().for_each(prefetch_contents);
+        self.out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if let Some(next) = items.get(i + 1) {
+                prefetch_members(next);
             }
-            Value::Object(object) => self.object(object, depth),
-            _ => self.value(value, depth),
+            self.separator(i, depth + 1);
+            self.value(item, depth + 1);
         }
+        self.close(items.is_empty(), depth, ']');
     }
 
     fn object(&mut self, object: &Object, depth: usize) {
