@@ -15,7 +15,7 @@ const STACK_KEPT: usize = 1 << 16;
 const SLOTS: usize = 256;
 /// Orders per set: a shape may sit in any slot of its set. With one slot per shape (a
 /// direct-mapped cache), 100 shapes in 256 slots left a third of them evicting each other
-/// (BENCHMARKS.md section 1); sets of two left 13%, sets of four about 2%.
+/// (BENCHMARKS.md section 1); sets of two still sorted 13% of wide objects, sets of four 5%.
 const WAYS: usize = 4;
 
 /// The sort orders of the objects being written, one slice per object (an object's members
