@@ -3,6 +3,9 @@
 //! (the two sides' rounds alternate), outputs compared byte for byte. The ratio is the median
 //! of each round's ratio (CPython's round over parcall's round right after it): on a shared
 //! machine whose speed drifts within a run, a pair of adjacent rounds sees one machine.
+//! Two tables: cold, each side's round right after the other's (which pushed its data out of
+//! the caches), and warm, each timed round after an untimed pass of the same side over the
+//! same corpus (as in use: a key is written just after its args were read).
 //! Run: `cargo bench --bench canonical`.
 //!
 //! `cargo bench --bench canonical -- --alone [--cold]` times parcall alone, 30 rounds per
@@ -96,14 +99,17 @@ fn realistic_args() -> impl Strategy<Value = json::Object> {
 }
 
 /// CPython's side: loads the corpus, then times one round each time it reads a line, so
-/// its rounds alternate with parcall's and both see the machine in the same state.
+/// its rounds alternate with parcall's and both see the machine in the same state. `warm`:
+/// an untimed pass over the corpus first.
 const PYTHON: &str = r#"
 import json, sys, time
 args = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
 out = []
 for command in sys.stdin:
-    if command.strip() != "round":
+    if command.strip() not in ("cold", "warm"):
         break
+    if command.strip() == "warm":
+        out = [json.dumps(a, sort_keys=True) for a in args]
     start = time.perf_counter()
     out = [json.dumps(a, sort_keys=True) for a in args]
     print(repr(time.perf_counter() - start), flush=True)
@@ -130,20 +136,31 @@ fn main() {
         return;
     }
     let all: Vec<json::Object> = parts.iter().flat_map(|(_, c)| c.clone()).collect();
+    let mut rows: Vec<(&str, &[json::Object])> =
+        parts.iter().map(|(n, c)| (*n, c.as_slice())).collect();
+    rows.push(("all together", &all));
+    for warm in [false, true] {
+        table(&rows, warm);
+    }
+}
+
+/// One table of ratios. Cold: each side's round comes right after the other's, which has
+/// pushed its data out of the caches (a corpus is megabytes). Warm: each side's timed round
+/// follows an untimed pass of its own over the same corpus, as a key is written in use, just
+/// after its args were read.
+fn table(rows: &[(&str, &[json::Object])], warm: bool) {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "canonical keys, median of {ROUNDS} rounds, measured side by side in one run (ratio: the median of the rounds' ratios)"
+        "\ncanonical keys, {}, median of {ROUNDS} rounds, measured side by side in one run (ratio: the median of the rounds' ratios)",
+        if warm { "warm (each timed round after an untimed pass)" } else { "cold (each side's round after the other's)" }
     )
     .unwrap();
     writeln!(out, "| corpus | objects | JSON | CPython json.dumps(sort_keys=True) | parcall canonical_args | ratio | byte-identical |").unwrap();
     writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |").unwrap();
-    let mut rows: Vec<(&str, &[json::Object])> =
-        parts.iter().map(|(n, c)| (*n, c.as_slice())).collect();
-    rows.push(("all together", &all));
     let mut identical_everywhere = true;
-    for (name, corpus) in rows {
-        let m = measure(corpus);
+    for &(name, corpus) in rows {
+        let m = measure(corpus, warm);
         identical_everywhere &= m.identical == corpus.len();
         let n = corpus.len() as f64;
         writeln!(
@@ -195,7 +212,7 @@ struct Measure {
     bytes: usize,
 }
 
-fn measure(corpus: &[json::Object]) -> Measure {
+fn measure(corpus: &[json::Object], warm: bool) -> Measure {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("corpus.jsonl");
     let lines: Vec<String> = corpus
@@ -221,10 +238,13 @@ fn measure(corpus: &[json::Object]) -> Measure {
     let mut rust = Vec::new();
     let mut keys: Vec<String> = Vec::new();
     for _ in 0..ROUNDS {
-        writeln!(to_python, "round").unwrap();
+        writeln!(to_python, "{}", if warm { "warm" } else { "cold" }).unwrap();
         let mut line = String::new();
         std::io::BufRead::read_line(&mut from_python, &mut line).unwrap();
         python.push(line.trim().parse::<f64>().expect("a time from python3"));
+        if warm {
+            std::hint::black_box(corpus.iter().map(canonical_args).collect::<Vec<String>>());
+        }
         let start = Instant::now();
         let round: Vec<String> = corpus.iter().map(canonical_args).collect();
         rust.push(start.elapsed().as_secs_f64());

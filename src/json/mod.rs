@@ -2,6 +2,7 @@
 //! `json` module, Python's float `repr`, and the glue that lets serde types hold such values.
 
 mod ecmascript;
+mod escape;
 mod float_repr;
 mod key_order;
 mod number_model;

@@ -1,5 +1,6 @@
 //! Writing values as CPython's `json.dumps` does, and as the pretty canonical form for diffs.
 
+use super::escape;
 use super::float_repr::python_repr;
 use super::key_order::KeyOrder;
 use super::number_model::NumberModel;
@@ -270,77 +271,11 @@ impl Writer<'_> {
         self.out.extend(std::iter::repeat_n(' ', spaces));
     }
 
-    /// A string literal. Small enough to inline: most strings (keys above all) are plain
-    /// throughout, and for them this is one scan that copies as it goes.
-    #[inline]
-    fn string(&mut self, text: &str) {
-        self.out.push('"');
-        let plain = append_plain_prefix(self.out, text.as_bytes());
-        if plain < text.len() {
-            self.escaped_rest(text, plain);
-        }
-        self.out.push('"');
-    }
-
-    /// The rest of a string from `index`, a byte that needs an escape.
+    /// A string literal. A call of its own: inlined into every member, it made writing a
+    /// wide object 5% longer (BENCHMARKS.md section 1).
     #[inline(never)]
-    fn escaped_rest(&mut self, text: &str, mut index: usize) {
-        let bytes = text.as_bytes();
-        while index < bytes.len() {
-            // The characters to escape, up to the next plain byte: in strings dense with
-            // them most plain runs are empty, and the word-wise scan of an empty run cost
-            // more than the escape.
-            while let Some(&byte) = bytes.get(index).filter(|&&byte| !is_plain(byte)) {
-                if byte < 0x80 {
-                    self.ascii_escape(byte);
-                    index += 1;
-                    continue;
-                }
-                let c = text[index..]
-                    .chars()
-                    .next()
-                    .expect("index is on a char boundary");
-                let width = c.len_utf8();
-                if !self.style.ensure_ascii && !c.is_control() {
-                    append(self.out, &text[index..index + width]);
-                } else {
-                    self.escape(c);
-                }
-                index += width;
-            }
-            index += append_plain_prefix(self.out, &bytes[index..]);
-        }
-    }
-
-    /// The escape of an ASCII byte that cannot stand as itself.
-    fn ascii_escape(&mut self, byte: u8) {
-        match byte {
-            b'"' => self.out.push_str("\\\""),
-            b'\\' => self.out.push_str("\\\\"),
-            b'\n' => self.out.push_str("\\n"),
-            b'\r' => self.out.push_str("\\r"),
-            b'\t' => self.out.push_str("\\t"),
-            0x08 => self.out.push_str("\\b"),
-            0x0c => self.out.push_str("\\f"),
-            other => self.escape(char::from(other)),
-        }
-    }
-
-    /// `\uhhhh` in lowercase hex; characters beyond the BMP as a UTF-16 surrogate pair.
-    fn escape(&mut self, c: char) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut units = [0u16; 2];
-        for unit in c.encode_utf16(&mut units) {
-            let mut escaped = *b"\\u0000";
-            for (digit, shift) in escaped[2..].iter_mut().zip([12, 8, 4, 0]) {
-                *digit = HEX[usize::from((*unit >> shift) & 0xf)];
-            }
-            // SAFETY: ASCII by construction. Unchecked because a UTF-8 check of each escape
-            // was 4% of writing the adversarial corpus; and six bytes at once rather than
-            // char by char.
-            self.out
-                .push_str(unsafe { std::str::from_utf8_unchecked(&escaped) });
-        }
+    fn string(&mut self, text: &str) {
+        escape::string(self.out, text, self.style.ensure_ascii);
     }
 }
 
@@ -431,100 +366,6 @@ fn prefetch(target: *const u8) {
     let _ = target;
 }
 
-/// Appends the leading bytes of `bytes` that are printable ASCII other than `"` and `\` (the
-/// bytes that stand for themselves in every style) to `out`, and returns how many. Eight
-/// bytes at a time (SWAR), each word stored as it is found: the scan and the copy are one
-/// pass, with no `memcpy` call per run (a call per key and per value was a tenth of writing a
-/// wide object, BENCHMARKS.md section 1).
-#[inline(always)]
-fn append_plain_prefix(out: &mut String, bytes: &[u8]) -> usize {
-    // Room for every byte and for one word written past the last: a word is stored whole
-    // even when only its first bytes are plain.
-    out.reserve(bytes.len() + 8);
-    let len = out.len();
-    // SAFETY: `reserve` made room for `bytes.len() + 8` bytes after `len`, and every store
-    // below ends at most 8 bytes past the `bytes.len()` bytes it copies from. Only plain
-    // bytes, which are ASCII copied from `bytes`, are taken into the string's length; the
-    // rest of a stored word stays spare capacity, never read.
-    unsafe {
-        let spare = out.as_mut_vec().as_mut_ptr().add(len);
-        let mut plain = 0;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in chunks.by_ref() {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            spare.add(plain).cast::<u64>().write_unaligned(word.to_le());
-            let special = special_bytes(word);
-            if special != 0 {
-                plain += first_flagged(special);
-                out.as_mut_vec().set_len(len + plain);
-                return plain;
-            }
-            plain += 8;
-        }
-        let tail = chunks.remainder();
-        if tail.is_empty() {
-            out.as_mut_vec().set_len(len + plain);
-            return plain;
-        }
-        let word = tail_word(tail);
-        spare.add(plain).cast::<u64>().write_unaligned(word.to_le());
-        plain += first_flagged(special_bytes(word)).min(tail.len());
-        out.as_mut_vec().set_len(len + plain);
-        plain
-    }
-}
-
-/// The bytes of `tail` (at most 7) as a little-endian word, padded with a plain byte. Read
-/// as overlapping pieces: a `copy_from_slice` of a variable length is a call to `memcpy`,
-/// and a loop a few instructions a byte, on every string written.
-#[inline]
-fn tail_word(tail: &[u8]) -> u64 {
-    let n = tail.len();
-    debug_assert!(n < 8);
-    let padding = u64::from_le_bytes([b'a'; 8]) << (8 * n);
-    let bytes = match n {
-        4..=7 => {
-            let head = u32::from_le_bytes(tail[..4].try_into().expect("4 bytes"));
-            let last = u32::from_le_bytes(tail[n - 4..].try_into().expect("4 bytes"));
-            u64::from(head) | u64::from(last) << (8 * (n - 4))
-        }
-        1..=3 => {
-            // The first, middle and last bytes are every byte of 1 to 3.
-            u64::from(tail[0])
-                | u64::from(tail[n / 2]) << (8 * (n / 2))
-                | u64::from(tail[n - 1]) << (8 * (n - 1))
-        }
-        _ => 0,
-    };
-    padding | bytes
-}
-
-/// Whether `byte` stands for itself in every style: printable ASCII other than `"` and `\`.
-#[inline]
-fn is_plain(byte: u8) -> bool {
-    (b' '..=b'~').contains(&byte) && byte != b'"' && byte != b'\\'
-}
-
-/// The index of the first byte whose high bit `flags` sets (8 when none).
-fn first_flagged(flags: u64) -> usize {
-    (flags.trailing_zeros() / 8) as usize
-}
-
-/// The high bit of each byte of `word` (little-endian) that is not plain: below space, above
-/// `~`, `"` or `\`. The arithmetic can also flag bytes above a flagged one (a borrow or carry
-/// runs upward), never below it, so the lowest flag is exactly the first special byte.
-fn special_bytes(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-    let above_tilde = (word.wrapping_add(ONES) | word) & HIGHS;
-    below_space
-        | above_tilde
-        | zero_byte(word ^ (ONES * u64::from(b'"')))
-        | zero_byte(word ^ (ONES * u64::from(b'\\')))
-}
-
 /// A float as `json.dumps` writes it: `repr`, except the non-finite values, which Python
 /// writes as the JavaScript names `NaN`, `Infinity` and `-Infinity`.
 pub fn json_float(value: f64) -> String {
@@ -539,28 +380,10 @@ pub fn json_float(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{append, append_plain_prefix, is_plain, tail_word};
+    use super::append;
     use proptest::prelude::*;
 
     proptest! {
-        #[test]
-        fn the_plain_prefix_is_appended_up_to_the_first_byte_to_escape(
-            before in "[ -~]{0,20}",
-            bytes in prop::collection::vec(prop_oneof![32u8..127, any::<u8>()], 0..40)
-        ) {
-            let expected = bytes.iter().position(|&b| !is_plain(b)).unwrap_or(bytes.len());
-            let mut out = before.clone();
-            prop_assert_eq!(append_plain_prefix(&mut out, &bytes), expected);
-            prop_assert_eq!(out.as_bytes(), [before.as_bytes(), &bytes[..expected]].concat());
-        }
-
-        #[test]
-        fn a_tail_word_holds_the_tail_then_plain_padding(tail in prop::collection::vec(any::<u8>(), 0..8)) {
-            let mut expected = [b'a'; 8];
-            expected[..tail.len()].copy_from_slice(&tail);
-            prop_assert_eq!(tail_word(&tail), u64::from_le_bytes(expected));
-        }
-
         #[test]
         fn append_appends_every_length(before in ".{0,20}", text in ".{0,20}") {
             let mut out = before.clone();
