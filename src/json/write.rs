@@ -214,7 +214,8 @@ impl Writer<'_> {
     fn object(&mut self, object: &Object, depth: usize) {
         object.values().for_each(prefetch_contents);
         self.out.push('{');
-        if self.style.sort_keys {
+        // One member or none is in key order already: no order to push.
+        if self.style.sort_keys && object.len() > 1 {
             self.sorted_members(object, depth);
         } else {
             for (i, (key, item)) in object.iter().enumerate() {
