@@ -38,8 +38,8 @@ pub fn write_python_repr(out: &mut String, value: f64) {
 fn write_shortest(out: &mut String, value: f64) {
     let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(value);
-    if let Some(digit) = text.strip_prefix("0.0000") {
-        let (first, rest) = digit.split_at(1);
+    if let Some(digits) = text.strip_prefix("0.0000") {
+        let (first, rest) = digits.split_at(1);
         out.push_str(first);
         if !rest.is_empty() {
             out.push('.');
