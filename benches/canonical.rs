@@ -13,6 +13,13 @@
 //! (run them alternately), where CPython's side only adds noise. `--cold` evicts the cache
 //! between rounds (64 MiB written), as CPython's rounds do in the side-by-side run.
 //! `--only WORD` keeps the corpora whose name contains WORD (for a profiler's run).
+//!
+//! Each side reads the same JSON lines with its own parser (CPython's `json.loads`,
+//! parcall's `json::parse`) and writes keys from the trees it built, as in use, where args
+//! reach `canonical_args` from a case file or a subject's output. `--generated` gives
+//! parcall the generator's own trees instead: the same values, but left by proptest in
+//! blocks scattered among the ones it freed, which walk 15-30% slower (BENCHMARKS.md
+//! section 1; what this bench measured before the fourteenth session).
 
 use parcall::generate::values;
 use parcall::json::{self, Style, Value};
@@ -131,16 +138,54 @@ fn main() {
             .expect("--only takes a word of a corpus's name");
         parts.retain(|(name, _)| name.contains(word.as_str()));
     }
+    let generated = flags.iter().any(|f| f == "--generated");
+    if parts.len() > 1 {
+        let all: Vec<json::Object> = parts.iter().flat_map(|(_, c)| c.clone()).collect();
+        parts.push(("all together", all));
+    }
+    let rows: Vec<Corpus> = parts
+        .into_iter()
+        .map(|(name, args)| Corpus::new(name, args, generated))
+        .collect();
     if flags.iter().any(|f| f == "--alone") {
-        alone(&parts, flags.iter().any(|f| f == "--cold"));
+        alone(&rows, flags.iter().any(|f| f == "--cold"));
         return;
     }
-    let all: Vec<json::Object> = parts.iter().flat_map(|(_, c)| c.clone()).collect();
-    let mut rows: Vec<(&str, &[json::Object])> =
-        parts.iter().map(|(n, c)| (*n, c.as_slice())).collect();
-    rows.push(("all together", &all));
     for warm in [false, true] {
         table(&rows, warm);
+    }
+}
+
+/// A corpus as both sides get it: its JSON lines, which CPython's side reads with
+/// `json.loads`, and parcall's trees.
+struct Corpus {
+    name: &'static str,
+    lines: Vec<String>,
+    args: Vec<json::Object>,
+}
+
+impl Corpus {
+    /// parcall's trees are read from the lines by its own parser, as CPython's are, unless
+    /// `generated` asks for the generator's trees.
+    fn new(name: &'static str, generated_args: Vec<json::Object>, generated: bool) -> Corpus {
+        let lines: Vec<String> = generated_args
+            .iter()
+            .map(|a| json::dumps_object(a, Style::PYTHON))
+            .collect();
+        let args = if generated {
+            generated_args
+        } else {
+            drop(generated_args);
+            lines.iter().map(|line| parse_object(line)).collect()
+        };
+        Corpus { name, lines, args }
+    }
+}
+
+fn parse_object(line: &str) -> json::Object {
+    match json::parse(line).expect("the bench's own JSON parses") {
+        Value::Object(object) => *object,
+        other => panic!("an args line is an object, not {}", other.type_name()),
     }
 }
 
@@ -148,7 +193,7 @@ fn main() {
 /// pushed its data out of the caches (a corpus is megabytes). Warm: each side's timed round
 /// follows an untimed pass of its own over the same corpus, as a key is written in use, just
 /// after its args were read.
-fn table(rows: &[(&str, &[json::Object])], warm: bool) {
+fn table(rows: &[Corpus], warm: bool) {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -159,20 +204,21 @@ fn table(rows: &[(&str, &[json::Object])], warm: bool) {
     writeln!(out, "| corpus | objects | JSON | CPython json.dumps(sort_keys=True) | parcall canonical_args | ratio | byte-identical |").unwrap();
     writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |").unwrap();
     let mut identical_everywhere = true;
-    for &(name, corpus) in rows {
+    for corpus in rows {
         let m = measure(corpus, warm);
-        identical_everywhere &= m.identical == corpus.len();
-        let n = corpus.len() as f64;
+        identical_everywhere &= m.identical == corpus.args.len();
+        let n = corpus.args.len() as f64;
         writeln!(
             out,
-            "| {name} | {} | {:.1} MB | {:.0} ns/key | {:.0} ns/key | {:.1}x | {}/{} |",
-            corpus.len(),
+            "| {} | {} | {:.1} MB | {:.0} ns/key | {:.0} ns/key | {:.1}x | {}/{} |",
+            corpus.name,
+            corpus.args.len(),
             m.bytes as f64 / 1e6,
             m.python / n * 1e9,
             m.rust / n * 1e9,
             m.ratio,
             m.identical,
-            corpus.len()
+            corpus.args.len()
         )
         .unwrap();
     }
@@ -180,9 +226,12 @@ fn table(rows: &[(&str, &[json::Object])], warm: bool) {
 }
 
 /// parcall alone on each corpus: best and median of 30 rounds, in ns per key.
-fn alone(parts: &[(&str, Vec<json::Object>)], cold: bool) {
+fn alone(parts: &[Corpus], cold: bool) {
     let mut evict = vec![0u8; 64 << 20];
-    for (name, corpus) in parts {
+    for Corpus {
+        name, args: corpus, ..
+    } in parts
+    {
         let mut rounds = Vec::new();
         for round in 0..30u8 {
             if cold {
@@ -212,13 +261,10 @@ struct Measure {
     bytes: usize,
 }
 
-fn measure(corpus: &[json::Object], warm: bool) -> Measure {
+fn measure(Corpus { lines, args, .. }: &Corpus, warm: bool) -> Measure {
+    let corpus = args.as_slice();
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("corpus.jsonl");
-    let lines: Vec<String> = corpus
-        .iter()
-        .map(|a| json::dumps(&Value::from(a.clone()), Style::PYTHON))
-        .collect();
     std::fs::write(&input, lines.join("\n")).unwrap();
     let python_out = dir.path().join("python.txt");
     let mut child = Command::new("python3")
