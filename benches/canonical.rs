@@ -184,7 +184,7 @@ impl Corpus {
 
 fn parse_object(line: &str) -> json::Object {
     match json::parse(line).expect("the bench's own JSON parses") {
-        Value::Object(object) => *object,
+        Value::Object(object) => object,
         other => panic!("an args line is an object, not {}", other.type_name()),
     }
 }

@@ -59,7 +59,7 @@ pub fn materialize(
                     .map(|(calls, run)| DedupBatch {
                         calls,
                         expected: match run.output {
-                            Value::Object(o) => *o,
+                            Value::Object(o) => o,
                             _ => unreachable!("run_parallel_calls returns a mapping"),
                         },
                         invocations: typed(&run.invocations),

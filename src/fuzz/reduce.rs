@@ -355,19 +355,21 @@ fn object_edits(object: &Object) -> Vec<Value> {
     for (key, item) in object {
         for simpler in value_edits(item) {
             let mut edited = object.clone();
-            edited[key] = simpler;
+            *edited.get_mut(key).expect("a key of the object") = simpler;
             out.push(Value::from(edited));
         }
         if key.chars().count() > 1 {
-            let mut edited = Object::new();
-            for (k, v) in object {
-                let short: String = if k == key {
-                    k.chars().take(1).collect()
-                } else {
-                    k.to_string()
-                };
-                edited.insert(short.into(), v.clone());
-            }
+            let edited: Object = object
+                .iter()
+                .map(|(k, v)| {
+                    let short: String = if k == key {
+                        k.chars().take(1).collect()
+                    } else {
+                        k.to_string()
+                    };
+                    (short.into(), v.clone())
+                })
+                .collect();
             if edited.len() == object.len() {
                 out.push(Value::from(edited));
             }
@@ -404,7 +406,7 @@ fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidat
             out.push(Box::new(move || {
                 let swap = |candidate: &mut Object| {
                     if canonical_args(candidate) == *key {
-                        *candidate = simpler.as_ref().clone();
+                        *candidate = simpler.clone();
                     }
                 };
                 let mut batches = batches.to_vec();

@@ -75,7 +75,7 @@ pub fn deep_args() -> impl Strategy<Value = Object> {
             inner = Value::from(object);
         }
         match inner {
-            Value::Object(object) => *object,
+            Value::Object(object) => object,
             _ => unreachable!("depth is at least 17"),
         }
     })

@@ -6,6 +6,7 @@ mod escape;
 mod float_repr;
 mod key_order;
 mod number_model;
+mod object;
 mod parse;
 mod serde_glue;
 mod text;

@@ -274,10 +274,12 @@ impl Parser<'_> {
 
     fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
         self.pos += 1;
-        let mut object = Object::new();
+        // Collected, then made an object in one pass over the keys for repeats: inserting
+        // member by member would scan the keys at every member, quadratic in a hostile text.
+        let mut members = Vec::new();
         self.skip_whitespace();
         if self.eat("}") {
-            return Ok(Value::from(object));
+            return Ok(Value::from(Object::new()));
         }
         loop {
             self.skip_whitespace();
@@ -291,11 +293,12 @@ impl Parser<'_> {
             }
             self.skip_whitespace();
             let value = self.value(depth + 1)?;
-            // As in a Python dict: a repeated key keeps its first position and its last value.
-            object.insert(key, value);
+            members.push((key, value));
             self.skip_whitespace();
             if self.eat("}") {
-                return Ok(Value::from(object));
+                // As in a Python dict: a repeated key keeps its first position and its last
+                // value.
+                return Ok(Value::from(Object::from_members(members)));
             }
             if !self.eat(",") {
                 return Err(self.error("expecting ',' or '}' in an object"));
@@ -458,6 +461,36 @@ mod tests {
         };
         assert_eq!(o.keys().collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(o["a"], Value::from(3));
+    }
+
+    /// Past the size where repeats are found by comparing keys pairwise, by parcall's reader
+    /// and by serde's (a `Value` read through `serde_json`): each key in its first position
+    /// with its last value.
+    #[test]
+    fn repeated_keys_of_large_objects_keep_first_position_and_last_value() {
+        let members: Vec<String> = (0..60).map(|i| format!("\"k{}\": {i}", i % 25)).collect();
+        let text = format!("{{{}}}", members.join(", "));
+        let expected: Object = (0..25)
+            .map(|k| {
+                (
+                    format!("k{k}").into(),
+                    Value::from(k + if k < 10 { 50 } else { 25 }),
+                )
+            })
+            .collect();
+        for read in [
+            parse(&text).unwrap(),
+            serde_json::from_str::<Value>(&text).unwrap(),
+        ] {
+            let Value::Object(o) = read else {
+                panic!("not an object")
+            };
+            assert!(o
+                .keys()
+                .map(|k| k.as_str())
+                .eq(expected.keys().map(|k| k.as_str())));
+            assert_eq!(o, expected);
+        }
     }
 
     #[test]

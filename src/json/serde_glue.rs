@@ -226,10 +226,10 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
         use de::Error;
         // The entries before the tag (a file's `$schema`, say) are kept aside and read with
         // the rest once the variant is known.
-        let mut before = Object::new();
+        let mut before = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             if key != T::TAG {
-                before.insert(key.into(), map.next_value()?);
+                before.push((key.into(), map.next_value()?));
                 continue;
             }
             let name: String = map.next_value()?;
@@ -238,7 +238,8 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
                 .position(|v| *v == name)
                 .ok_or_else(|| A::Error::unknown_variant(&name, T::VARIANTS))?;
             let fields = Chained {
-                before: before.into_iter(),
+                // A key given twice keeps its last value, as the rest of the map does.
+                before: Object::from_members(before).into_iter(),
                 pending: None,
                 rest: map,
             };
@@ -250,7 +251,7 @@ impl<'de, T: Tagged> Visitor<'de> for TaggedVisitor<T> {
 
 /// The entries of a tagged object other than the tag: those read before it, then the rest.
 struct Chained<A> {
-    before: indexmap::map::IntoIter<Key, Value>,
+    before: std::vec::IntoIter<(Key, Value)>,
     pending: Option<(Key, Value)>,
     rest: A,
 }
@@ -606,17 +607,18 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Object::new();
+        // Collected, then made an object in one pass over the keys for repeats.
+        let mut members = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            if key == INT_KEY && object.is_empty() {
+            if key == INT_KEY && members.is_empty() {
                 let digits: String = map.next_value()?;
                 let int = Int::from_literal(&digits)
                     .ok_or_else(|| de::Error::custom("malformed integer literal"))?;
                 return Ok(Value::Int(int));
             }
-            object.insert(key.into(), map.next_value()?);
+            members.push((key.into(), map.next_value()?));
         }
-        Ok(Value::from(object))
+        Ok(Value::from(Object::from_members(members)))
     }
 }
 

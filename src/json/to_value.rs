@@ -2,6 +2,7 @@
 //! turns NaN into `null`, so protocol messages, regressions and exported cases that hold NaN
 //! would reach an implementation, or a file, changed.
 
+use super::text::Key;
 use super::value::{Int, Object, Value};
 use serde::ser::{self, Serialize};
 use std::fmt;
@@ -220,7 +221,9 @@ impl ser::SerializeTupleStruct for SeqBuilder {
 
 #[derive(Default)]
 struct MapBuilder {
-    object: Object,
+    /// Collected first and made an object at the end: one pass over the keys for repeats,
+    /// however many members (inserting one by one would scan the keys at every member).
+    members: Vec<(Key, Value)>,
     key: Option<String>,
     /// Building `serde_json`'s raw value: its one field is JSON text to read.
     raw: bool,
@@ -244,11 +247,12 @@ impl ser::SerializeMap for MapBuilder {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ToValueError> {
         let key = self.key.take().expect("serde calls serialize_key first");
-        self.object.insert(key.into(), value.serialize(Serializer)?);
+        self.members
+            .push((key.into(), value.serialize(Serializer)?));
         Ok(())
     }
     fn end(self) -> Result<Value, ToValueError> {
-        Ok(Value::from(self.object))
+        Ok(Value::from(Object::from_members(self.members)))
     }
 }
 
@@ -268,14 +272,14 @@ impl ser::SerializeStruct for MapBuilder {
             let parsed = super::parse(&text).map_err(|e| ToValueError(e.to_string()))?;
             self.raw_value = Some(parsed);
         } else {
-            self.object.insert(key.into(), value);
+            self.members.push((key.into(), value));
         }
         Ok(())
     }
     fn end(self) -> Result<Value, ToValueError> {
         Ok(match self.raw_value {
             Some(value) => value,
-            None => Value::from(self.object),
+            None => Value::from(Object::from_members(self.members)),
         })
     }
 }

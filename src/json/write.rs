@@ -349,7 +349,7 @@ fn prefetch_contents(value: &Value) {
 #[inline]
 fn prefetch_members(value: &Value) {
     if let Value::Object(object) = value {
-        prefetch(std::ptr::from_ref(object.as_slice()).cast());
+        prefetch(object.members().as_ptr().cast());
     }
 }
 

@@ -151,7 +151,7 @@ fn optional_object(
 ) -> Result<Option<Object>, DomainError> {
     match call.get(field) {
         None => Ok(None),
-        Some(Value::Object(o)) => Ok(Some(o.as_ref().clone())),
+        Some(Value::Object(o)) => Ok(Some(o.clone())),
         Some(other) => Err(wrong_type(position, field, "an object", other)),
     }
 }

@@ -107,7 +107,7 @@ fn safe_integer(int: &Int) -> Option<i64> {
 fn argument_problem(params: &[(&str, Kind)], arguments: &Object) -> Option<String> {
     if let Some((name, _)) = params
         .iter()
-        .find(|(name, _)| !arguments.contains_key(*name))
+        .find(|(name, _)| !arguments.contains_key(name))
     {
         return Some(format!("missing required argument '{name}'"));
     }

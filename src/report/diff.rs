@@ -35,8 +35,11 @@ fn collect(expected: &Value, actual: &Value, at: String, found: &mut Vec<String>
                 found.push(format!("{at}/{i}"));
             }
         }
-        (Value::Object(e), Value::Object(a)) => {
-            let keys = e.keys().chain(a.keys().filter(|k| !e.contains_key(*k)));
+        (Value::Object(e_members), Value::Object(a_members)) => {
+            let (e, a) = (e_members.lookup(), a_members.lookup());
+            let keys = e_members
+                .keys()
+                .chain(a_members.keys().filter(|k| !e.contains_key(k)));
             for key in keys {
                 let pointer = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
                 match (e.get(key), a.get(key)) {
@@ -80,6 +83,24 @@ pub fn json_diff(expected: &Value, actual: &Value, palette: Palette) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Two objects of 100,000 members each, one value apart: found through a hashed look-up
+    /// of each key (a scan of the other object's keys per key would be 10^10 comparisons).
+    #[test]
+    fn large_objects_are_diffed_without_a_scan_per_key() {
+        let object = |changed: i64| {
+            Value::from(
+                (0..100_000)
+                    .map(|k| {
+                        let value = if k == 77_777 { changed } else { k };
+                        (format!("k{k}").into(), Value::from(value))
+                    })
+                    .collect::<crate::json::Object>(),
+            )
+        };
+        assert_eq!(differences(&object(0), &object(1)), ["/k77777"]);
+    }
+
     use super::*;
     use crate::json::parse;
 

@@ -112,7 +112,7 @@ fn dedup_under(model: NumberModel, case: &DedupCase) -> Result<DedupCase, Domain
         .map(|(batch, run)| DedupBatch {
             calls: batch.calls.clone(),
             expected: match &run.output {
-                Value::Object(results) => results.as_ref().clone(),
+                Value::Object(results) => results.clone(),
                 _ => unreachable!("run_parallel_calls returns a mapping"),
             },
             invocations: typed(&run),

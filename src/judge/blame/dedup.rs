@@ -426,6 +426,7 @@ impl Batch<'_> {
         tally: &mut Tally,
     ) {
         let mut judged = HashSet::new();
+        let output = output.lookup();
         for (i, call) in self.calls.iter().enumerate() {
             let Some((key, _)) = &given[i] else {
                 continue;
@@ -757,9 +758,11 @@ mod tests {
                 a.len() == b.len() && a.iter().zip(b).all(|(a, b)| loose_eq(a, b))
             }
             (Value::Object(a), Value::Object(b)) => {
-                a.len() == b.len()
-                    && a.iter()
+                a.len() == b.len() && {
+                    let b = b.lookup();
+                    a.iter()
                         .all(|(k, v)| b.get(k).is_some_and(|w| loose_eq(v, w)))
+                }
             }
             (a, b) => a == b,
         }

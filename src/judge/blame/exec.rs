@@ -644,7 +644,7 @@ impl Batch<'_> {
                 } else {
                     ["tool_call_id", "content"]
                         .iter()
-                        .find_map(|field| match object.get(*field) {
+                        .find_map(|field| match object.get(field) {
                             Some(Value::Str(_)) => None,
                             None => Some(format!("message {position} has no {field}")),
                             Some(other) => Some(format!(

@@ -850,9 +850,11 @@ fn numbers_apart(
                     .all(|(x, y)| numbers_apart(model, x, y, kinds))
         }
         (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter()
+            a.len() == b.len() && {
+                let b = b.lookup();
+                a.iter()
                     .all(|(k, x)| b.get(k).is_some_and(|y| numbers_apart(model, x, y, kinds)))
+            }
         }
         _ => call == written,
     }
