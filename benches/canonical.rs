@@ -1,8 +1,10 @@
 //! Canonical keys: parcall's `canonical_args` against CPython's
 //! `json.dumps(args, sort_keys=True)` on the same corpus, measured side by side in one run
-//! (the two sides' rounds alternate), outputs compared byte for byte. The ratio is the median
-//! of each round's ratio (CPython's round over parcall's round right after it): on a shared
-//! machine whose speed drifts within a run, a pair of adjacent rounds sees one machine.
+//! (the two sides' rounds alternate), outputs compared byte for byte. A trial's ratio is the
+//! median of each round's ratio (CPython's round over parcall's round right after it): on a
+//! shared machine whose speed drifts within a run, a pair of adjacent rounds sees one
+//! machine. A row is the median of five trials, each with a fresh CPython process and a
+//! fresh parcall tree, since where each side's data lands moves it for a whole process.
 //! Two tables: cold, each side's round right after the other's (which pushed its data out of
 //! the caches), and warm, each timed round after an untimed pass of the same side over the
 //! same corpus (as in use: a key is written just after its args were read).
@@ -31,6 +33,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 const ROUNDS: usize = 11;
+/// Trials per row, each a fresh CPython process and a fresh parcall tree (see [`table`]).
+const TRIALS: usize = 5;
 
 /// The corpus, in three parts measured separately and together: args as models send them
 /// (ASCII keys, words, small numbers, a nested filter or list), the adversarial generated
@@ -152,7 +156,7 @@ fn main() {
         return;
     }
     for warm in [false, true] {
-        table(&rows, warm);
+        table(&rows, warm, generated);
     }
 }
 
@@ -172,13 +176,25 @@ impl Corpus {
             .iter()
             .map(|a| json::dumps_object(a, Style::PYTHON))
             .collect();
-        let args = if generated {
-            generated_args
-        } else {
-            drop(generated_args);
-            lines.iter().map(|line| parse_object(line)).collect()
+        let mut corpus = Corpus {
+            name,
+            lines,
+            args: generated_args,
         };
-        Corpus { name, lines, args }
+        if !generated {
+            corpus.args = corpus.fresh_args(false);
+        }
+        corpus
+    }
+
+    /// Another copy of parcall's trees, in memory allocated now: read from the lines again,
+    /// or with `generated` cloned from the generator's.
+    fn fresh_args(&self, generated: bool) -> Vec<json::Object> {
+        if generated {
+            self.args.clone()
+        } else {
+            self.lines.iter().map(|line| parse_object(line)).collect()
+        }
     }
 }
 
@@ -193,31 +209,51 @@ fn parse_object(line: &str) -> json::Object {
 /// pushed its data out of the caches (a corpus is megabytes). Warm: each side's timed round
 /// follows an untimed pass of its own over the same corpus, as a key is written in use, just
 /// after its args were read.
-fn table(rows: &[Corpus], warm: bool) {
+///
+/// Each row is [`TRIALS`] trials: a fresh CPython process and a fresh parcall tree each, the
+/// earlier trees kept alive so that the new one lands on other pages. Where a side's data
+/// lands moves its speed for the whole process (run alone, one process in five or so of
+/// parcall's is 20-30% slower on every round), so one trial is one draw of that lottery per
+/// side; the row gives the median trial and the range.
+fn table(rows: &[Corpus], warm: bool, generated: bool) {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "\ncanonical keys, {}, median of {ROUNDS} rounds, measured side by side in one run (ratio: the median of the rounds' ratios)",
+        "\ncanonical keys, {}, {TRIALS} trials of {ROUNDS} rounds, measured side by side in one run (a trial's ratio: the median of its rounds' ratios)",
         if warm { "warm (each timed round after an untimed pass)" } else { "cold (each side's round after the other's)" }
     )
     .unwrap();
-    writeln!(out, "| corpus | objects | JSON | CPython json.dumps(sort_keys=True) | parcall canonical_args | ratio | byte-identical |").unwrap();
-    writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |").unwrap();
+    writeln!(out, "| corpus | objects | JSON | CPython json.dumps(sort_keys=True) | parcall canonical_args | ratio (median trial) | trials' ratios | byte-identical |").unwrap();
+    writeln!(out, "| --- | --- | --- | --- | --- | --- | --- | --- |").unwrap();
     let mut identical_everywhere = true;
     for corpus in rows {
-        let m = measure(corpus, warm);
-        identical_everywhere &= m.identical == corpus.args.len();
+        let mut trees: Vec<Vec<json::Object>> = Vec::new();
+        let mut trials: Vec<Measure> = Vec::new();
+        for trial in 0..TRIALS {
+            if trial > 0 {
+                trees.push(corpus.fresh_args(generated));
+            }
+            let args = trees.last().unwrap_or(&corpus.args);
+            trials.push(measure(&corpus.lines, args, warm));
+        }
         let n = corpus.args.len() as f64;
+        let identical = trials.iter().map(|m| m.identical).min().unwrap_or(0);
+        identical_everywhere &= identical == corpus.args.len();
+        let ratios: Vec<f64> = trials.iter().map(|m| m.ratio).collect();
+        let (low, high) = (
+            ratios.iter().copied().fold(f64::INFINITY, f64::min),
+            ratios.iter().copied().fold(0.0, f64::max),
+        );
         writeln!(
             out,
-            "| {} | {} | {:.1} MB | {:.0} ns/key | {:.0} ns/key | {:.1}x | {}/{} |",
+            "| {} | {} | {:.1} MB | {:.0} ns/key | {:.0} ns/key | {:.1}x | {low:.1}-{high:.1}x | {}/{} |",
             corpus.name,
             corpus.args.len(),
-            m.bytes as f64 / 1e6,
-            m.python / n * 1e9,
-            m.rust / n * 1e9,
-            m.ratio,
-            m.identical,
+            corpus.lines.iter().map(String::len).sum::<usize>() as f64 / 1e6,
+            median(trials.iter().map(|m| m.python).collect()) / n * 1e9,
+            median(trials.iter().map(|m| m.rust).collect()) / n * 1e9,
+            median(ratios),
+            identical,
             corpus.args.len()
         )
         .unwrap();
@@ -258,11 +294,10 @@ struct Measure {
     /// The median of the rounds' ratios.
     ratio: f64,
     identical: usize,
-    bytes: usize,
 }
 
-fn measure(Corpus { lines, args, .. }: &Corpus, warm: bool) -> Measure {
-    let corpus = args.as_slice();
+/// One trial: CPython's rounds on `lines` alternated with parcall's on `corpus`.
+fn measure(lines: &[String], corpus: &[json::Object], warm: bool) -> Measure {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("corpus.jsonl");
     std::fs::write(&input, lines.join("\n")).unwrap();
@@ -311,6 +346,5 @@ fn measure(Corpus { lines, args, .. }: &Corpus, warm: bool) -> Measure {
         rust: median(rust),
         ratio: median(ratios),
         identical,
-        bytes: lines.iter().map(String::len).sum(),
     }
 }
