@@ -11,13 +11,13 @@
 /// otherwise only `"`, `\`, U+007F and the controls of C0 and C1 are escaped.
 #[inline(always)]
 pub(super) fn string(out: &mut String, text: &str, ensure_ascii: bool) {
-    out.push('"');
     let bytes = text.as_bytes();
-    let plain = append_plain_prefix(out, bytes);
+    // The quotes are stored with the plain prefix, in its room: most strings are all plain.
+    let plain = append_plain::<true>(out, bytes);
     if plain < bytes.len() {
         escaped_rest(out, text, plain, ensure_ascii);
+        out.push('"');
     }
-    out.push('"');
 }
 
 /// The rest of `text` from `index`, a byte that needs an escape. One call whatever the style,
@@ -97,7 +97,7 @@ fn escape_from<const ENSURE_ASCII: bool>(out: &mut String, text: &str, mut index
         }
         if index < end {
             // Stopped at a run of at least eight plain bytes.
-            index += append_plain_prefix(out, &bytes[index..]);
+            index += append_plain::<false>(out, &bytes[index..]);
         }
     }
 }
@@ -191,41 +191,54 @@ static ASCII_ESCAPES: [u64; 128] = {
 /// bytes that stand for themselves in every style) to `out`, and returns how many. Eight
 /// bytes at a time (SWAR), each word stored as it is found: the scan and the copy are one
 /// pass, with no `memcpy` call per run (a call per key and per value was a tenth of writing a
-/// wide object, BENCHMARKS.md section 1).
+/// wide object, BENCHMARKS.md section 1). With `QUOTED`, also the opening quote before the
+/// prefix and, when every byte is plain, the closing quote after it, in the same room: no
+/// check of the capacity per quote.
 #[inline(always)]
-fn append_plain_prefix(out: &mut String, bytes: &[u8]) -> usize {
-    // Room for every byte and for one word written past the last: a word is stored whole
-    // even when only its first bytes are plain.
-    out.reserve(bytes.len() + 8);
+fn append_plain<const QUOTED: bool>(out: &mut String, bytes: &[u8]) -> usize {
+    let quote = usize::from(QUOTED);
+    // Room for every byte and for one word written past the last (a word is stored whole
+    // even when only its first bytes are plain), and for the quotes.
+    out.reserve(bytes.len() + 8 + 2 * quote);
     let len = out.len();
-    // SAFETY: `reserve` made room for `bytes.len() + 8` bytes after `len`, and every store
-    // below ends at most 8 bytes past the `bytes.len()` bytes it copies from. Only plain
-    // bytes, which are ASCII copied from `bytes`, are taken into the string's length; the
-    // rest of a stored word stays spare capacity, never read.
+    // SAFETY: `reserve` made room for `bytes.len() + 8 + 2 * quote` bytes after `len`. The
+    // opening quote is the first of them; every word store below starts at `quote + plain`
+    // with `plain <= bytes.len()` and is 8 bytes long; the closing quote is stored at
+    // `quote + plain`, within the same bounds. Only the quotes and plain bytes, which are ASCII copied from
+    // `bytes`, are taken into the string's length; the rest of a stored word stays spare
+    // capacity, never read.
     unsafe {
         let spare = out.as_mut_vec().as_mut_ptr().add(len);
+        if QUOTED {
+            *spare = b'"';
+        }
+        let words = spare.add(quote);
         let mut plain = 0;
         let mut chunks = bytes.chunks_exact(8);
+        let mut tail = chunks.remainder();
         for chunk in chunks.by_ref() {
             let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            spare.add(plain).cast::<u64>().write_unaligned(word.to_le());
+            words.add(plain).cast::<u64>().write_unaligned(word.to_le());
             let special = special_bytes(word);
             if special != 0 {
                 plain += first_flagged(special);
-                out.as_mut_vec().set_len(len + plain);
-                return plain;
+                tail = &[];
+                break;
             }
             plain += 8;
         }
-        let tail = chunks.remainder();
-        if tail.is_empty() {
-            out.as_mut_vec().set_len(len + plain);
-            return plain;
+        if !tail.is_empty() {
+            let word = tail_word(tail);
+            words.add(plain).cast::<u64>().write_unaligned(word.to_le());
+            plain += first_flagged(special_bytes(word)).min(tail.len());
         }
-        let word = tail_word(tail);
-        spare.add(plain).cast::<u64>().write_unaligned(word.to_le());
-        plain += first_flagged(special_bytes(word)).min(tail.len());
-        out.as_mut_vec().set_len(len + plain);
+        // Stored whatever the prefix, without a branch: it is only counted when it closes.
+        let closed = QUOTED && plain == bytes.len();
+        if QUOTED {
+            *words.add(plain) = b'"';
+        }
+        out.as_mut_vec()
+            .set_len(len + quote + plain + usize::from(closed));
         plain
     }
 }
@@ -283,7 +296,7 @@ fn special_bytes(word: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{append_plain_prefix, decode, is_plain, string, tail_word};
+    use super::{append_plain, decode, is_plain, string, tail_word};
     use proptest::prelude::*;
 
     /// The escapes written character by character, as the rules state them: the oracle.
@@ -347,8 +360,16 @@ mod tests {
         ) {
             let expected = bytes.iter().position(|&b| !is_plain(b)).unwrap_or(bytes.len());
             let mut out = before.clone();
-            prop_assert_eq!(append_plain_prefix(&mut out, &bytes), expected);
+            prop_assert_eq!(append_plain::<false>(&mut out, &bytes), expected);
             prop_assert_eq!(out.as_bytes(), [before.as_bytes(), &bytes[..expected]].concat());
+            // Quoted: the opening quote, and the closing one only after a wholly plain text.
+            let mut quoted = before.clone();
+            prop_assert_eq!(append_plain::<true>(&mut quoted, &bytes), expected);
+            let closing: &[u8] = if expected == bytes.len() { b"\"" } else { b"" };
+            prop_assert_eq!(
+                quoted.as_bytes(),
+                [before.as_bytes(), b"\"", &bytes[..expected], closing].concat()
+            );
         }
 
         #[test]

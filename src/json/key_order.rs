@@ -28,6 +28,8 @@ pub(super) struct KeyOrder {
     /// Sets of [`WAYS`] slots, the most recently stored first; a shape's set is chosen by
     /// its hash. Empty until a wide object needs a sort.
     cache: Vec<Option<Cached>>,
+    /// A cached order applied to the members, checked before it replaces them.
+    reordered: Vec<(u64, usize)>,
 }
 
 /// The sorted order of a shape: the shape's hash, and the member indices in key order.
@@ -100,15 +102,20 @@ impl KeyOrder {
         else {
             return false;
         };
-        let end = self.stack.len();
-        for &index in cached.order.iter() {
-            self.stack.push(self.stack[start + usize::from(index)]);
-        }
-        let sorted = is_sorted(&self.stack[end..], object);
+        // Reordered into a buffer of its own: an `extend` from a slice, with no check of
+        // the capacity per member as pushing onto the stack itself had.
+        let members = &self.stack[start..];
+        self.reordered.clear();
+        self.reordered.extend(
+            cached
+                .order
+                .iter()
+                .map(|&index| members[usize::from(index)]),
+        );
+        let sorted = is_sorted(&self.reordered, object);
         if sorted {
-            self.stack.copy_within(end.., start);
+            self.stack[start..].copy_from_slice(&self.reordered);
         }
-        self.stack.truncate(end);
         sorted
     }
 

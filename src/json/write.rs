@@ -190,6 +190,9 @@ impl Writer<'_> {
         match value {
             Value::Null => self.out.push_str("null"),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(int) if self.style.numbers == NumberModel::Python => {
+                append(self.out, int.as_str())
+            }
             Value::Int(_) | Value::Float(_) => self.style.numbers.write_number(self.out, value),
             Value::Str(s) => self.string(s),
             Value::List(items) => self.list(items, depth),
@@ -227,13 +230,15 @@ impl Writer<'_> {
 
     /// The members of `object` in Python's order of keys (`sort_keys=True`).
     fn sorted_members(&mut self, object: &Object, depth: usize) {
+        let members = object.members();
         let start = self.order.push(object);
-        for i in 0..object.len() {
-            if i + 1 < object.len() {
-                prefetch_members(&object[self.order.index(start + i + 1)]);
+        let mut next = self.order.index(start);
+        for i in 0..members.len() {
+            let (key, item) = &members[next];
+            if i + 1 < members.len() {
+                next = self.order.index(start + i + 1);
+                prefetch_members(&members[next].1);
             }
-            let index = self.order.index(start + i);
-            let (key, item) = object.get_index(index).expect("an index of the object");
             self.member(i, key, item, depth);
         }
         self.order.pop(start);
