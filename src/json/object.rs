@@ -191,10 +191,19 @@ impl PartialEq for Object {
         if self.len() != other.len() {
             return false;
         }
-        // Keys are distinct within an object: the same number of members, each found equal
-        // in the other, is the same keys.
+        // Pairwise while the keys line up (equal objects are mostly in the same order), so
+        // the first different value ends it without an index of the other object.
+        let pairs = self.members.iter().zip(&other.members);
+        let Some(apart) = pairs.clone().position(|(a, b)| a.0 != b.0 || a.1 != b.1) else {
+            return true;
+        };
+        if self.members[apart].0 == other.members[apart].0 {
+            return false;
+        }
+        // Keys are distinct within an object: the first `apart` members are the same in
+        // both, so the rest, each found equal among the other's rest, are the same keys.
         let other = other.lookup();
-        self.members
+        self.members[apart..]
             .iter()
             .all(|(key, value)| other.get(key) == Some(value))
     }
@@ -445,6 +454,15 @@ mod tests {
             let mut shuffled = dict_of(&members);
             shuffled.reverse();
             prop_assert_eq!(&build(&shuffled), &a);
+            prop_assert_eq!(&a.clone(), &a);
+            // One value changed, at each position in turn, in the same order and reversed.
+            for at in 0..shuffled.len() {
+                let mut changed = shuffled.clone();
+                changed[at].1 += 10;
+                prop_assert_ne!(&build(&changed), &a);
+                changed.reverse();
+                prop_assert_ne!(&build(&changed), &a);
+            }
         }
     }
 }
