@@ -205,9 +205,6 @@ impl Writer<'_> {
         items.iter().for_each(prefetch_contents);
         self.out.push('[');
         for (i, item) in items.iter().enumerate() {
-            if let Some(next) = items.get(i + 1) {
-                prefetch_members(next);
-            }
             self.separator(i, depth + 1);
             self.value(item, depth + 1);
         }
@@ -237,7 +234,6 @@ impl Writer<'_> {
             let (key, item) = &members[next];
             if i + 1 < members.len() {
                 next = self.order.index(start + i + 1);
-                prefetch_members(&members[next].1);
             }
             self.member(i, key, item, depth);
         }
@@ -342,20 +338,11 @@ fn prefetch_contents(value: &Value) {
         Value::Str(text) => text.as_ptr(),
         Value::Int(int) => int.as_str().as_ptr(),
         Value::List(items) => items.as_ptr().cast(),
-        Value::Object(object) => std::ptr::from_ref::<Object>(object).cast(),
+        // The members' block: the object itself is inside the value, already loaded.
+        Value::Object(object) => object.members().as_ptr().cast(),
         Value::Null | Value::Bool(_) | Value::Float(_) => return,
     };
     prefetch(target);
-}
-
-/// Starts loading the first members of `value` if it is an object. Called one member ahead
-/// of writing it: by then the object's box, asked for by [`prefetch_contents`] when its
-/// parent began, has arrived, and its members (a block of their own) are the next miss.
-#[inline]
-fn prefetch_members(value: &Value) {
-    if let Value::Object(object) = value {
-        prefetch(object.members().as_ptr().cast());
-    }
 }
 
 /// Asks the CPU to start loading the cache line at `target`.
