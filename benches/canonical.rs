@@ -5,6 +5,7 @@
 //! shared machine whose speed drifts within a run, a pair of adjacent rounds sees one
 //! machine. A row is the median of five trials, each with a fresh CPython process and a
 //! fresh parcall tree, since where each side's data lands moves it for a whole process.
+//! Both sides run on one CPU (see `pin_to_one_cpu`).
 //! Two tables: cold, each side's round right after the other's (which pushed its data out of
 //! the caches), and warm, each timed round after an untimed pass of the same side over the
 //! same corpus (as in use: a key is written just after its args were read).
@@ -155,8 +156,31 @@ fn main() {
         alone(&rows, flags.iter().any(|f| f == "--cold"));
         return;
     }
+    pin_to_one_cpu();
     for warm in [false, true] {
         table(&rows, warm, generated);
+    }
+}
+
+/// Keeps this process, and the CPython process it starts (which inherits the mask), on the
+/// CPU it runs on now. The two sides run in turn, never at once, so one CPU is all they
+/// need. On two, parcall's short round often woke on the CPU left idle through CPython's
+/// long one, and ran 1.5-2x slower in most rounds (wide, cold: a median trial of 8-10x
+/// unpinned against 14x pinned to either CPU; BENCHMARKS.md section 1). Pinned, each side's
+/// round starts on the CPU the other side's round just left.
+fn pin_to_one_cpu() {
+    // SAFETY: `sched_getcpu` takes nothing; `cpu_set_t` is plain data, zeroed is empty, and
+    // `CPU_SET` writes inside it; `sched_setaffinity` reads `size_of::<cpu_set_t>()` bytes.
+    unsafe {
+        let Ok(cpu) = usize::try_from(libc::sched_getcpu()) else {
+            eprintln!("sched_getcpu failed: the sides run unpinned");
+            return;
+        };
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            eprintln!("sched_setaffinity failed: the sides run unpinned");
+        }
     }
 }
 
