@@ -1,11 +1,12 @@
 //! What the race probes cost and what they catch, side by side in one run: `parcall check`
-//! of the (sequential) Python solution over the spec plus 10,000 generated cases, exported
-//! once with their latency and once without (`spec export --no-latency`), the two checks
-//! alternated three times and the median of each kept (the machines are noisy); then two
-//! concurrent broken modules checked on seeds 1-20, counting the seeds where the generated
-//! cases catch them on their own (the spec's fixed cases catch them too; they are not what is
-//! measured): the racy cache example (`run_parallel_calls`) and a fixture whose workers share
-//! one slot for the id of the call they run (`execute_tool_calls`).
+//! of two correct Python implementations (the sequential solution and a thread pool's) over
+//! the spec plus 10,000 generated cases, exported once with their latency and once without
+//! (`spec export --no-latency`), the two checks alternated three times and the median of each
+//! kept (the machines are noisy); then two concurrent broken modules checked on seeds 1-20,
+//! counting the seeds where the generated cases catch them on their own (the spec's fixed
+//! cases catch them too; they are not what is measured): the racy cache example
+//! (`run_parallel_calls`) and a fixture whose workers share one slot for the id of the call
+//! they run (`execute_tool_calls`).
 //! Run: `cargo bench --bench race_probes`; `-- --parcall PATH` measures another build.
 
 use std::path::Path;
@@ -15,6 +16,19 @@ use std::time::Instant;
 const GENERATED_PER_FUNCTION: &str = "5000";
 const SEEDS: u64 = 20;
 const ROUNDS: usize = 3;
+/// The implementations timed: the issue's subject, which runs calls one by one (alone in its
+/// process, so its adapter skips the probes' waits), and one that runs them on a thread pool
+/// (where every probe waits, overlapped with the pool's other calls).
+const IMPLEMENTATIONS: [(&str, &str); 2] = [
+    (
+        "conformance/examples/python/solution.py",
+        "sequential (solution.py)",
+    ),
+    (
+        "conformance/examples/python/solution_thread_pool.py",
+        "thread pool (solution_thread_pool.py)",
+    ),
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -24,7 +38,6 @@ fn main() {
         .and_then(|i| args.get(i + 1).cloned())
         .unwrap_or_else(|| env!("CARGO_BIN_EXE_parcall").to_owned());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let solution = root.join("conformance/examples/python/solution.py");
     let dir = tempfile::tempdir().unwrap();
     let regressions = dir.path().join("regressions.json");
     let run = |args: &[&str]| {
@@ -57,27 +70,34 @@ fn main() {
         assert_eq!(run(&export).0, Some(0), "spec export failed");
         specs.push(spec);
     }
-    let mut seconds = [Vec::new(), Vec::new()];
-    for _ in 0..ROUNDS {
-        for (spec, times) in specs.iter().zip(&mut seconds) {
-            let started = Instant::now();
-            let check = [
-                "check",
-                solution.to_str().unwrap(),
-                "--spec",
-                spec,
-                "--fuzz",
-                "0",
-                "--no-regressions",
-                "--format",
-                "tap",
-            ];
-            let (code, tap) = run(&check);
-            assert_eq!(code, Some(0), "{}", tap.lines().last().unwrap_or_default());
-            times.push(started.elapsed().as_secs_f64());
-        }
-    }
-    let [with, without] = seconds.map(median);
+    // Per implementation, the median seconds with and without latency.
+    let timed: Vec<(&str, [f64; 2])> = IMPLEMENTATIONS
+        .iter()
+        .map(|&(module, what)| {
+            let module = root.join(module);
+            let mut seconds = [Vec::new(), Vec::new()];
+            for _ in 0..ROUNDS {
+                for (spec, times) in specs.iter().zip(&mut seconds) {
+                    let started = Instant::now();
+                    let check = [
+                        "check",
+                        module.to_str().unwrap(),
+                        "--spec",
+                        spec,
+                        "--fuzz",
+                        "0",
+                        "--no-regressions",
+                        "--format",
+                        "tap",
+                    ];
+                    let (code, tap) = run(&check);
+                    assert_eq!(code, Some(0), "{}", tap.lines().last().unwrap_or_default());
+                    times.push(started.elapsed().as_secs_f64());
+                }
+            }
+            (what, seconds.map(median))
+        })
+        .collect();
     let probed = count_probed(&dir.path().join("with"));
 
     // Seeds where the generated cases of `function` fail `module`, and how many fail in all.
@@ -123,17 +143,18 @@ fn main() {
     );
 
     println!(
-        "race probes: the Python solution over the spec and 10,000 generated cases (seed 1), \
-         median of {ROUNDS} alternated runs"
+        "race probes: a correct Python implementation over the spec and 10,000 generated \
+         cases (seed 1), median of {ROUNDS} alternated runs; {probed} cases have latency"
     );
-    println!("| run | wall time | ratio |");
-    println!("| --- | --- | --- |");
-    println!("| without latency | {without:.2} s | 1.00x |");
-    println!(
-        "| with the race probes ({probed} cases with latency) | {with:.2} s | {:.2}x (probes: {:.0}% of the run) |",
-        with / without,
-        (with - without) / with * 100.0
-    );
+    println!("| implementation | without latency | with the race probes | ratio | the probes' share of the run |");
+    println!("| --- | --- | --- | --- | --- |");
+    for (what, [with, without]) in &timed {
+        println!(
+            "| {what} | {without:.2} s | {with:.2} s | {:.2}x | {:.0}% |",
+            with / without,
+            (with - without) / with * 100.0
+        );
+    }
     let line = |what: &str, (seeds, failing): (usize, u64)| {
         println!("{what} caught by generated cases on {seeds} of {SEEDS} seeds ({failing} failing generated cases in all)");
     };

@@ -322,27 +322,43 @@ fn the_minimal_rust_adapter_conforms() {
 
 /// The Python adapter waits as the case format says: a response's own `latency_ms` (0
 /// included) outranks its script's, a missing or null one falls back to it, and only the
-/// first invocation with each args waits. `time.sleep` is replaced by a recorder: no timing.
+/// first invocation with each args waits. It waits only while another thread of its process
+/// is alive (one that could start a call during the wait), or when it cannot count them:
+/// alone in its process, nothing could run meanwhile. `time.sleep` is replaced by a
+/// recorder: no timing.
 #[test]
-fn the_python_adapter_waits_where_the_response_or_its_script_says() {
+fn the_python_adapter_waits_where_the_response_or_its_script_says_if_another_thread_could_run() {
     let adapter = root().join("conformance/adapters/python/parcall_adapter.py");
     let program = r#"
-import importlib.util, json, sys
+import importlib.util, json, sys, threading
 spec = importlib.util.spec_from_file_location("adapter", sys.argv[1])
 adapter = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(adapter)
-waits = []
-adapter.time.sleep = waits.append
 answer = [{"type": "return", "value": "ok"}]
 tools = {"t": {"latency_ms": 5, "responses": [
     {"args": {"k": 1}, "latency_ms": 2, "answers": answer},
     {"args": {"k": 2}, "latency_ms": 0, "answers": answer},
     {"args": {"k": 3}, "latency_ms": None, "answers": answer},
     {"answers": answer}]}}
-scripts = adapter.Scripts(tools)
-for k in [1, 1, 2, 3, 4, 4]:
-    scripts.answer("t", {"k": k}, None)
-print(json.dumps(waits))
+def waits():
+    taken = []
+    adapter.time.sleep = taken.append
+    scripts = adapter.Scripts(tools)
+    for k in [1, 1, 2, 3, 4, 4]:
+        scripts.answer("t", {"k": k}, None)
+    return taken
+stop = threading.Event()
+worker = threading.Thread(target=stop.wait)
+worker.start()
+beside_a_thread = waits()
+stop.set()
+worker.join()
+alone = waits()
+def unreadable(path):
+    raise PermissionError(path)
+adapter._list_threads = unreadable
+uncounted = waits()
+print(json.dumps([beside_a_thread, alone, uncounted]))
 "#;
     let output = std::process::Command::new("python3")
         .args(["-c", program])
@@ -354,5 +370,8 @@ print(json.dumps(waits))
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert_eq!(stdout(&output).trim(), "[0.002, 0.005, 0.005]");
+    assert_eq!(
+        stdout(&output).trim(),
+        "[[0.002, 0.005, 0.005], [], [0.002, 0.005, 0.005]]"
+    );
 }

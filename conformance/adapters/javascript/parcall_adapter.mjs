@@ -175,8 +175,6 @@ for (const name of ["log", "info", "warn", "error", "debug"]) console[name] = (.
 // ---------------------------------------------------------------------------------------
 // Tools from the case's scripts
 // ---------------------------------------------------------------------------------------
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
 // A `raise` answer names a Python exception class and its args; JavaScript has no such
 // classes, so each is an Error subclass of that name whose message is Python's str(e)
 // (the answer's message) and whose `args` are the args: KeyError('x') has message 'x'
@@ -220,10 +218,10 @@ class Scripts {
     const matches = [byKey.get(canonical(args)), anyArgs].filter((i) => i !== undefined);
     if (matches.length === 0) return undefined;
     const response = script.responses[Math.min(...matches)];
-    // Only the first invocation of each args waits (the race probe): as long as its
-    // response says, else its script.
-    const latency = response.latency_ms ?? script.latency_ms;
-    if (latency && n === 0) Atomics.wait(sleeper, 0, 0, latency);
+    // No race probe waits here. A probe's wait (`latency_ms`, PROTOCOL.md) shows a race only
+    // to code that runs while it waits, and nothing can: a tool runs on the one thread that
+    // runs the implementation's code (a worker thread cannot call it), and a synchronous
+    // wait would stop that thread whole. A racy cache's second call is caught without it.
     return response.answers[Math.min(n, response.answers.length - 1)];
   }
   take() { const taken = this.invocations; this.invocations = []; return taken; }
