@@ -21,6 +21,12 @@ impl Execution {
     /// Concurrent with enough threads that tools which wait (latency, I/O) overlap.
     pub const CONCURRENT: Execution = Execution::Concurrent { threads: 16 };
 
+    /// Whether jobs may run at the same time: only then can one job run while another
+    /// waits.
+    pub fn overlaps(self) -> bool {
+        matches!(self, Execution::Concurrent { threads } if threads > 1)
+    }
+
     /// Runs `job` on every item and returns the results in item order.
     pub fn map<T: Sync, R: Send>(self, items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
         match self {

@@ -3,7 +3,7 @@
 
 use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, Response, ToolScript};
 use crate::json::{NumberModel, Object, Value};
-use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Sandbox, Tools};
+use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Execution, Sandbox, Tools};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,7 +14,49 @@ use std::time::Duration;
 #[derive(Debug)]
 pub struct CaseTools<'a> {
     scripts: Scripts<'a>,
+    probes: Probes,
     state: Mutex<ScriptState<DedupInvocation>>,
+}
+
+/// Whether the race probes' waits are played. A wait shows a race only to a call that runs
+/// during it, so where calls run one after another on the caller's thread it is skipped, as
+/// the adapters skip it when their process has no other thread (PROTOCOL.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probes {
+    Wait,
+    Skip,
+}
+
+impl Probes {
+    fn for_execution(execution: Execution) -> Probes {
+        if execution.overlaps() {
+            Probes::Wait
+        } else {
+            Probes::Skip
+        }
+    }
+
+    /// The race probe: the first invocation of each args (`nth` 0) waits its response's
+    /// latency ([`ToolScript::latency_of`]), which keeps it in flight while a racy
+    /// implementation starts the same call again. Later invocations answer at once: the race
+    /// has either shown by then or cannot, and a sequential implementation pays the wait once
+    /// per key, not once per call.
+    fn wait_if_first(self, script: Script<'_>, key: &str, nth: usize) {
+        let latency = self.wait_ms(script, key, nth);
+        if latency > 0 {
+            std::thread::sleep(Duration::from_millis(latency));
+        }
+    }
+
+    /// How long the `nth` invocation with canonical args `key` waits.
+    fn wait_ms(self, script: Script<'_>, key: &str, nth: usize) -> u64 {
+        match script.response(key) {
+            Some(response) if nth == 0 && self == Probes::Wait => {
+                script.script.latency_of(response)
+            }
+            _ => 0,
+        }
+    }
 }
 
 /// A case's tool scripts, each response found by its canonical args in constant time (as
@@ -106,9 +148,12 @@ impl<I> Default for ScriptState<I> {
 }
 
 impl<'a> CaseTools<'a> {
-    pub fn new(scripts: &'a IndexMap<String, ToolScript>) -> Self {
+    /// The tools for an implementation that runs its calls as `execution` says: their race
+    /// probes wait only if its calls can overlap.
+    pub fn new(scripts: &'a IndexMap<String, ToolScript>, execution: Execution) -> Self {
         CaseTools {
             scripts: Scripts::new(scripts),
+            probes: Probes::for_execution(execution),
             state: Mutex::default(),
         }
     }
@@ -151,27 +196,8 @@ impl Tools for CaseTools<'_> {
             *count - 1
         };
         // Sleep outside the lock, so concurrent invocations really overlap.
-        wait_if_first(script, &key, nth);
+        self.probes.wait_if_first(script, &key, nth);
         tool_answer(name, script, &key, nth)
-    }
-}
-
-/// The race probe: the first invocation of each args (`nth` 0) waits its response's latency
-/// ([`ToolScript::latency_of`]), which keeps it in flight while a racy implementation starts
-/// the same call again. Later invocations answer at once: the race has either shown by then
-/// or cannot, and a sequential implementation pays the wait once per key, not once per call.
-fn wait_if_first(script: Script<'_>, key: &str, nth: usize) {
-    let latency = first_wait_ms(script, key, nth);
-    if latency > 0 {
-        std::thread::sleep(Duration::from_millis(latency));
-    }
-}
-
-/// How long the `nth` invocation with canonical args `key` waits.
-fn first_wait_ms(script: Script<'_>, key: &str, nth: usize) -> u64 {
-    match script.response(key) {
-        Some(response) if nth == 0 => script.script.latency_of(response),
-        _ => 0,
     }
 }
 
@@ -190,16 +216,20 @@ pub fn tool_answer(name: &str, script: Script<'_>, key: &str, nth: usize) -> Res
 pub struct CaseDispatch<'a> {
     /// `None`: the sandbox answers.
     scripts: Option<Scripts<'a>>,
+    probes: Probes,
     state: Mutex<ScriptState<ExecInvocation>>,
 }
 
 impl<'a> CaseDispatch<'a> {
-    pub fn new(dispatch: &'a Dispatch) -> Self {
+    /// The dispatch for an implementation that runs its calls as `execution` says: its race
+    /// probes wait only if its calls can overlap.
+    pub fn new(dispatch: &'a Dispatch, execution: Execution) -> Self {
         CaseDispatch {
             scripts: match dispatch {
                 Dispatch::Sandbox => None,
                 Dispatch::Scripted { tools } => Some(Scripts::new(tools)),
             },
+            probes: Probes::for_execution(execution),
             state: Mutex::default(),
         }
     }
@@ -223,7 +253,7 @@ impl<'a> CaseDispatch<'a> {
             *count += 1;
             *count - 1
         };
-        wait_if_first(script, &key, nth);
+        self.probes.wait_if_first(script, &key, nth);
         dispatch_answer(request.tool, script, &key, nth)
     }
 }
@@ -319,11 +349,23 @@ mod tests {
         let tools: IndexMap<String, ToolScript> = [("t".to_owned(), script.clone())].into();
         let scripts = Scripts::new(&tools);
         let indexed = scripts.get("t").unwrap();
-        assert_eq!(first_wait_ms(indexed, r#"{"k": 1}"#, 0), 2);
-        assert_eq!(first_wait_ms(indexed, r#"{"k": 1}"#, 1), 0);
-        assert_eq!(first_wait_ms(indexed, r#"{"k": 2}"#, 0), 0);
-        assert_eq!(first_wait_ms(indexed, r#"{"k": 3}"#, 0), 5);
-        assert_eq!(first_wait_ms(indexed, r#"{"k": 3}"#, 2), 0);
+        let wait = Probes::for_execution(Execution::CONCURRENT);
+        assert_eq!(wait.wait_ms(indexed, r#"{"k": 1}"#, 0), 2);
+        assert_eq!(wait.wait_ms(indexed, r#"{"k": 1}"#, 1), 0);
+        assert_eq!(wait.wait_ms(indexed, r#"{"k": 2}"#, 0), 0);
+        assert_eq!(wait.wait_ms(indexed, r#"{"k": 3}"#, 0), 5);
+        assert_eq!(wait.wait_ms(indexed, r#"{"k": 3}"#, 2), 0);
+        // Calls that cannot overlap: a wait could show nothing, and none is played.
+        for execution in [
+            Execution::Sequential,
+            Execution::Shuffled { seed: 1 },
+            Execution::Concurrent { threads: 1 },
+        ] {
+            let skip = Probes::for_execution(execution);
+            for k in 1..=3 {
+                assert_eq!(skip.wait_ms(indexed, &format!(r#"{{"k": {k}}}"#), 0), 0);
+            }
+        }
         let mut cleared = script.clone();
         cleared.clear_latency();
         assert!(script.has_latency() && !cleared.has_latency());

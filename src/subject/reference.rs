@@ -39,7 +39,7 @@ pub fn run_exec<'a>(
     batches: impl Iterator<Item = ExecArguments<'a>>,
     execution: Execution,
 ) -> Result<Vec<BatchRun>, DomainError> {
-    let dispatch = CaseDispatch::new(dispatch);
+    let dispatch = CaseDispatch::new(dispatch, execution);
     batches
         .map(|(calls, max_parallel)| {
             let calls = input::tool_calls(calls)?;
@@ -65,7 +65,7 @@ pub fn run_dedup<'a>(
     execution: Execution,
     model: NumberModel,
 ) -> Result<Vec<BatchRun>, DomainError> {
-    let tools = CaseTools::new(tools);
+    let tools = CaseTools::new(tools, execution);
     batches
         .map(|calls| {
             let calls = input::dedup_calls(calls)?;

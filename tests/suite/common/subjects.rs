@@ -143,7 +143,7 @@ pub fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
         let Case::Dedup(dedup) = case else {
             panic!("asked for a function it does not define")
         };
-        let tools = CaseTools::new(&dedup.tools);
+        let tools = CaseTools::new(&dedup.tools, Execution::Sequential);
         let remembering = Remembering {
             tools: &tools,
             memory: &memory,
