@@ -276,6 +276,9 @@ struct Findings<'p> {
     exercised: BTreeSet<String>,
     requirements: BTreeMap<String, GeneratedTally>,
     first: Option<Kept>,
+    /// The first case that was not run (its function given up on, or the budget spent):
+    /// shown when no case failed, never shrunk or saved, since it showed nothing.
+    first_not_run: Option<CaseResult>,
     smallest: BTreeMap<String, Kept>,
     draws: BTreeMap<usize, TestRng>,
 }
@@ -297,7 +300,12 @@ impl Findings<'_> {
         if result.outcome.is_pass() {
             return;
         }
+        // Not passed: counted with the failures, as the summary's counts always have.
         self.failed += 1;
+        if matches!(result.outcome, Outcome::Skipped { .. }) {
+            self.first_not_run.get_or_insert(result);
+            return;
+        }
         let size = case_size(&result);
         if self.first.as_ref().is_none_or(|first| index < first.index) {
             self.first = Some(Kept {
@@ -346,6 +354,7 @@ fn run_function(
         exercised: BTreeSet::new(),
         requirements: BTreeMap::new(),
         first: None,
+        first_not_run: None,
         smallest: BTreeMap::new(),
         draws: BTreeMap::new(),
     };
@@ -385,6 +394,7 @@ fn run_function(
         exercised,
         requirements,
         first,
+        first_not_run,
         mut smallest,
         mut draws,
         ..
@@ -407,6 +417,9 @@ fn run_function(
         counterexamples: Vec::new(),
     };
     let Some(first) = first else {
+        if let Some(not_run) = first_not_run {
+            summary.result = not_run_entry(&summary, not_run);
+        }
         return summary;
     };
     // A result whose case the generator did not draw (no subject returns one) is shown
@@ -771,6 +784,22 @@ fn passing_entry(
         rerun_args: Some(rerun_args(function, seed)),
         blame: crate::judge::Blame::default(),
     }
+}
+
+/// The entry the reports show when no generated case failed but some were not run: the
+/// first of those, with the reason it was not run, not a pass.
+fn not_run_entry(summary: &Summary, mut not_run: CaseResult) -> CaseResult {
+    rename(&mut not_run.case, &entry_id(summary.function));
+    set_description(
+        &mut not_run.case,
+        format!(
+            "{} of {} generated cases not run (seed {})",
+            summary.failed, summary.generated, summary.seed
+        ),
+    );
+    not_run.case.file = format!("generated (seed {})", summary.seed);
+    not_run.rerun_args = Some(rerun_args(summary.function, summary.seed));
+    not_run
 }
 
 fn failing_entry(summary: &Summary, mut minimal: CaseResult) -> CaseResult {

@@ -137,6 +137,9 @@ pub struct Runner<'a> {
     next_id: u64,
     /// Set once the run's budget is spent.
     budget_spent: bool,
+    /// The functions given up on, with why: their later cases (generated ones, shrinking)
+    /// are not run either.
+    given_up: Vec<(Function, String)>,
     /// Called after every case, for progress displays.
     pub on_result: Option<ResultCallback<'a>>,
 }
@@ -159,6 +162,7 @@ impl<'a> Runner<'a> {
             session: Some(session),
             next_id: opaque_start(),
             budget_spent: false,
+            given_up: Vec::new(),
             on_result: None,
         })
     }
@@ -325,6 +329,19 @@ impl Runner<'_> {
             source,
             exhausted: false,
         };
+        // A function given up on earlier in the run stays given up: "its remaining cases are
+        // not run" (README) includes the generated ones and their shrinking, each of which
+        // would hang its full timeout again.
+        if let Some(first) = queue.next() {
+            let function = first.function();
+            queue.returned.push_front(first);
+            if let Some((_, reason)) = self.given_up.iter().find(|(f, _)| *f == function) {
+                let reason = reason.clone();
+                let left = queue.take_all();
+                self.skip_all(left.into_iter(), &reason, sink);
+                return;
+            }
+        }
         let mut in_flight: VecDeque<InFlight> = VecDeque::new();
         let mut consecutive_failures = 0;
         let mut turn_started = Instant::now();
@@ -393,6 +410,7 @@ impl Runner<'_> {
                         );
                         let left = queue.take_all();
                         self.skip_all(left.into_iter(), &reason, sink);
+                        self.given_up.push((function, reason));
                     }
                 }
             }

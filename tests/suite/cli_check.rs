@@ -182,6 +182,48 @@ fn a_hanging_implementation_costs_seconds_and_is_given_up_on() {
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
 
+/// Giving up ends the function's cases for the rest of the run: its generated cases, and any
+/// shrinking of them, are not run after its spec cases gave up. Each of them hung its full
+/// timeout again, so a hanging submission cost its give-up three times over.
+#[test]
+fn a_function_given_up_on_runs_no_generated_cases() {
+    let (code, report, _) = run_fixture(
+        "hostile/infinite_loop",
+        &[
+            "--function",
+            "execute_tool_calls",
+            "--timeout",
+            "1",
+            "--fuzz",
+            "5",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(code, 1);
+    let outcomes = outcomes(&report);
+    let timeouts = outcomes.iter().filter(|o| *o == "timeout").count();
+    assert_eq!(timeouts, 3, "{outcomes:?}");
+    assert!(
+        outcomes.iter().all(|o| o == "timeout" || o == "skipped"),
+        "{outcomes:?}"
+    );
+    // The generated entry says they were not run; it is neither a pass nor a counterexample.
+    let entry = case(&report, "generated-exec");
+    assert_eq!(entry["outcome"], "skipped", "{entry:#}");
+    let reasons: Vec<&str> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] == "skipped")
+        .map(|c| c["detail"]["reason"].as_str().unwrap_or_default())
+        .collect();
+    assert!(
+        reasons.iter().all(|r| r.contains("3 consecutive timeouts")),
+        "{reasons:?}"
+    );
+}
+
 #[test]
 fn an_exit_mid_run_is_a_crash_and_the_run_goes_on() {
     let (code, report, _) = run_fixture(
