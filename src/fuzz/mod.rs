@@ -681,6 +681,11 @@ fn shrink(
                     )
                 };
                 let mut result = subject.run_cases(std::slice::from_ref(&case)).remove(0);
+                // A case not run (the function given up on, the budget spent) shows
+                // nothing, and no later one will run either: the search ends with what it has.
+                if matches!(result.outcome, Outcome::Skipped { .. }) {
+                    break 'search;
+                }
                 // A race shows only when the implementation's threads meet inside a probe's
                 // wait, and on a loaded machine a thread can start after the wait is over: an
                 // edit of a racy input that passes once gets a second run before it is

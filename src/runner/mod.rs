@@ -309,13 +309,6 @@ impl Pending<'_> {
         }
         false
     }
-
-    /// Everything left, in order.
-    fn take_all(&mut self) -> Vec<SpecCase> {
-        let mut left: Vec<SpecCase> = self.returned.drain(..).collect();
-        left.extend(std::iter::from_fn(|| self.draw()));
-        left
-    }
 }
 
 impl Runner<'_> {
@@ -337,8 +330,9 @@ impl Runner<'_> {
             queue.returned.push_front(first);
             if let Some((_, reason)) = self.given_up.iter().find(|(f, _)| *f == function) {
                 let reason = reason.clone();
-                let left = queue.take_all();
-                self.skip_all(left.into_iter(), &reason, sink);
+                // One at a time as they are drawn: a stream of generated cases is not
+                // collected just to be skipped.
+                self.skip_all(std::iter::from_fn(|| queue.next()), &reason, sink);
                 return;
             }
         }
@@ -408,8 +402,7 @@ impl Runner<'_> {
                         let reason = format!(
                             "not run: {consecutive_failures} consecutive timeouts, crashes or protocol errors in {function}"
                         );
-                        let left = queue.take_all();
-                        self.skip_all(left.into_iter(), &reason, sink);
+                        self.skip_all(std::iter::from_fn(|| queue.next()), &reason, sink);
                         self.given_up.push((function, reason));
                     }
                 }
@@ -495,13 +488,8 @@ impl Runner<'_> {
         }
         self.budget_spent = true;
         self.stop_session();
-        let pending: Vec<SpecCase> = in_flight
-            .drain(..)
-            .map(|f| f.case)
-            .chain(queue.take_all())
-            .collect();
         let reason = "not run: the submission's time budget ran out";
-        self.skip_all(pending.into_iter(), reason, sink);
+        self.skip_left(queue, in_flight, reason, sink);
         true
     }
 
@@ -535,15 +523,28 @@ impl Runner<'_> {
             }
             Err(error) => {
                 let reason = format!("not run: the implementation could not be restarted: {error}");
-                let pending: Vec<SpecCase> = in_flight
-                    .drain(..)
-                    .map(|f| f.case)
-                    .chain(queue.take_all())
-                    .collect();
-                self.skip_all(pending.into_iter(), &reason, sink);
+                self.skip_left(queue, in_flight, &reason, sink);
                 false
             }
         }
+    }
+
+    /// Every case in flight, then every one still to send, not run for `reason`. The ones
+    /// still to send are skipped as they are drawn: a stream of generated cases is never
+    /// collected just to be skipped (`check --fuzz 50000` stays in flat memory).
+    fn skip_left(
+        &mut self,
+        queue: &mut Pending<'_>,
+        in_flight: &mut VecDeque<InFlight>,
+        reason: &str,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        let sent: Vec<SpecCase> = in_flight.drain(..).map(|f| f.case).collect();
+        self.skip_all(
+            sent.into_iter().chain(std::iter::from_fn(|| queue.next())),
+            reason,
+            sink,
+        );
     }
 
     fn skip_all(

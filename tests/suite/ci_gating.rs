@@ -323,8 +323,9 @@ fn the_minimal_rust_adapter_conforms() {
 /// The Python adapter waits as the case format says: a response's own `latency_ms` (0
 /// included) outranks its script's, a missing or null one falls back to it, and only the
 /// first invocation with each args waits. It waits only while another thread of its process
-/// is alive (one that could start a call during the wait), or when it cannot count them:
-/// alone in its process, nothing could run meanwhile. `time.sleep` is replaced by a
+/// is alive (one that could start a call during the wait), when green threads may switch
+/// inside the wait (greenlet loaded), or when it cannot count them: alone in its process,
+/// nothing could run meanwhile. `time.sleep` is replaced by a
 /// recorder: no timing.
 #[test]
 fn the_python_adapter_waits_where_the_response_or_its_script_says_if_another_thread_could_run() {
@@ -354,11 +355,14 @@ beside_a_thread = waits()
 stop.set()
 worker.join()
 alone = waits()
+sys.modules["greenlet"] = type(sys)("greenlet")
+green = waits()
+del sys.modules["greenlet"]
 def unreadable(path):
     raise PermissionError(path)
 adapter._list_threads = unreadable
 uncounted = waits()
-print(json.dumps([beside_a_thread, alone, uncounted]))
+print(json.dumps([beside_a_thread, alone, green, uncounted]))
 "#;
     let output = std::process::Command::new("python3")
         .args(["-c", program])
@@ -372,6 +376,6 @@ print(json.dumps([beside_a_thread, alone, uncounted]))
     );
     assert_eq!(
         stdout(&output).trim(),
-        "[[0.002, 0.005, 0.005], [], [0.002, 0.005, 0.005]]"
+        "[[0.002, 0.005, 0.005], [], [0.002, 0.005, 0.005], [0.002, 0.005, 0.005]]"
     );
 }

@@ -473,6 +473,64 @@ fn a_hang_during_generation_and_shrinking_is_an_outcome_in_bounded_time() {
     );
 }
 
+/// Shrinking ends at the first edit that is not run (the function given up on, the budget
+/// spent): before, every skipped run counted as still failing, so the search cut the case
+/// down to its smallest input, which had never run, and reported and saved that.
+#[test]
+fn shrinking_stops_at_an_edit_that_is_not_run() {
+    /// The shared cache, until its generated cases have all run; every case after them
+    /// (the shrinking's) is not run, as a runner's are once it gives up.
+    struct GivesUpAfterGenerating<S> {
+        inner: S,
+        generated_left: usize,
+    }
+    impl<S: Subject> Subject for GivesUpAfterGenerating<S> {
+        fn functions(&self) -> &[Function] {
+            self.inner.functions()
+        }
+        fn run_cases(
+            &mut self,
+            cases: &[parcall::spec::SpecCase],
+        ) -> Vec<parcall::runner::CaseResult> {
+            let mut results = self.inner.run_cases(cases);
+            for result in &mut results {
+                if !result.case.file.starts_with("generated") {
+                    continue;
+                }
+                if self.generated_left > 0 {
+                    self.generated_left -= 1;
+                } else {
+                    result.outcome = Outcome::Skipped {
+                        reason: "not run: given up".to_owned(),
+                    };
+                }
+            }
+            results
+        }
+    }
+    let fuzz = 60;
+    let mut subject = GivesUpAfterGenerating {
+        inner: InProcess::new(&[Function::RunParallelCalls], subjects::shared_cache()),
+        generated_left: fuzz,
+    };
+    let report = subjects::check(&mut subject, 1, fuzz);
+    let generated = &report.generated[0];
+    assert!(
+        generated.failed > 0,
+        "the shared cache must fail a generated case"
+    );
+    assert_eq!(
+        generated.shrink_runs, 1,
+        "one edit tried, not run, search over"
+    );
+    let entry = report
+        .cases
+        .iter()
+        .find(|c| c.id == "generated-dedup")
+        .unwrap();
+    assert!(entry.outcome.is_failure(), "{:?}", entry.outcome);
+}
+
 /// Delegates to the reference and remembers the most cases it was handed at once.
 struct Widest<S> {
     inner: S,

@@ -286,7 +286,11 @@ def alone_in_process():
     event loop that called the tool is stopped in it too), so the wait could show nothing
     and a sequential implementation does not pay it. The threads are counted from /proc,
     which lists every one, whoever started it (threading's count misses _thread's and a C
-    library's); where /proc cannot be read, the probe waits."""
+    library's); where /proc cannot be read, the probe waits. Green threads share one OS
+    thread and switch inside a patched time.sleep, so once greenlet (gevent's and
+    eventlet's base) is loaded, the probe waits too."""
+    if "greenlet" in sys.modules:
+        return False
     try:
         return len(_list_threads("/proc/self/task")) == 1
     except OSError:
