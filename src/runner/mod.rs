@@ -323,8 +323,8 @@ impl Runner<'_> {
             exhausted: false,
         };
         // A function given up on earlier in the run stays given up: "its remaining cases are
-        // not run" (README) includes the generated ones and their shrinking, each of which
-        // would hang its full timeout again.
+        // not run" (README) includes the generated ones and their shrinking: a hang would
+        // cost its full timeout again on each.
         if let Some(first) = queue.next() {
             let function = first.function();
             queue.returned.push_front(first);
