@@ -136,6 +136,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         protections: sandbox
             .capabilities
             .protections(&limits(args), grading.budget),
+        site: sandbox.site(),
         suffix: &shard_suffix,
         graded: Mutex::new(Vec::new()),
         failures: Mutex::new(Vec::new()),
@@ -183,6 +184,7 @@ struct Results<'a> {
     seed: u64,
     suite: &'a str,
     protections: Vec<grade::sandbox::Protection>,
+    site: grade::sandbox::RunSite,
     suffix: &'a str,
     graded: Mutex<Vec<grade::Graded>>,
     /// Every write that failed (a full disk): the run then ends incomplete.
@@ -238,8 +240,14 @@ impl Results<'_> {
 
     fn gradebooks(&self, graded: &[grade::Graded], complete: bool) {
         let csv = formats::gradebook_csv(graded, self.seed);
-        let json =
-            formats::gradebook_json(graded, self.seed, self.suite, &self.protections, complete);
+        let json = formats::gradebook_json(
+            graded,
+            self.seed,
+            self.suite,
+            &self.protections,
+            &self.site,
+            complete,
+        );
         let suffix = self.suffix;
         let written = self
             .out

@@ -321,6 +321,7 @@ pub fn gradebook_json(
     seed: u64,
     suite: &str,
     protections: &[super::sandbox::Protection],
+    site: &super::sandbox::RunSite,
     complete: bool,
 ) -> Value {
     json!({
@@ -330,6 +331,10 @@ pub fn gradebook_json(
         "suite": suite,
         "seed": seed,
         "protections": protections.iter().map(|p| json!({"name": p.name, "active": p.active, "detail": p.detail})).collect::<Vec<_>>(),
+        "site": {
+            "workspace": site.workspace.display().to_string(),
+            "uids": site.uids.as_ref().map(|block| json!({"first": block.start(), "last": block.end()})),
+        },
         "submissions": graded.iter().map(|g| json!({
             "name": g.submission.name,
             "module": g.submission.module.display().to_string(),

@@ -300,10 +300,23 @@ impl Sandbox {
         }
     }
 
-    /// The first uid of the run's block, for `parcall doctor` and the gradebook.
-    pub fn first_uid(&self) -> Option<u32> {
-        self.uids.as_ref().map(Lease::first)
+    /// Where this run's submissions ran, for the gradebook.
+    pub fn site(&self) -> RunSite {
+        RunSite {
+            workspace: self.workspace.path().to_owned(),
+            uids: self.uids.as_ref().map(Lease::block),
+        }
     }
+}
+
+/// Where one run's submissions ran on this machine: what an administrator needs to tell its
+/// processes, files and control groups from another run's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSite {
+    /// The run's workspace; its control groups carry the folder's name.
+    pub workspace: PathBuf,
+    /// The run's block of submission uids, when submissions get uids of their own.
+    pub uids: Option<std::ops::RangeInclusive<u32>>,
 }
 
 /// parcall's own files, which would let a submission look answers up or run parcall as an

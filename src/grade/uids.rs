@@ -87,6 +87,11 @@ impl Lease {
     pub fn first(&self) -> u32 {
         self.first
     }
+
+    /// Every uid of the block, the ones no submission was given included.
+    pub fn block(&self) -> std::ops::RangeInclusive<u32> {
+        self.first..=self.first + (UIDS_PER_RUN - 1)
+    }
 }
 
 /// Whether the block starting at `first` meets any `(start, count)` range.
@@ -119,6 +124,8 @@ mod tests {
             (0..5000).map(|i| lease.uid(i).unwrap()).collect();
         assert_eq!(uids.len(), 5000);
         assert!(uids.iter().all(|u| (FIRST_UID..=LAST_UID).contains(u)));
+        let last = lease.uid(UIDS_PER_RUN as usize - 1).unwrap();
+        assert_eq!(lease.block(), lease.uid(0).unwrap()..=last);
         assert!(matches!(
             lease.uid(UIDS_PER_RUN as usize),
             Err(UidError::TooMany(_))

@@ -8,9 +8,7 @@
 
 use crate::common;
 
-use common::{
-    copy_dir, fresh_regressions, one_grading_at_a_time, outcomes, processes_holding, root,
-};
+use common::{copy_dir, fresh_regressions, outcomes, processes_holding, root};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -350,7 +348,6 @@ fn replies_past_a_bound_are_an_outcome_not_kept() {
 /// panic (`run_with` fails the test on one) or a run.
 #[test]
 fn absurd_numeric_flags_are_usage_errors() {
-    let _grading = one_grading_at_a_time();
     let absurd = [
         "-1",
         "0",
@@ -412,7 +409,6 @@ fn mkfifo(path: &Path) {
 /// FIFOs and devices named as input: refused at once with exit 2, never opened blocking.
 #[test]
 fn special_files_as_inputs_are_refused_without_blocking() {
-    let _grading = one_grading_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("input.json");
     mkfifo(&fifo);

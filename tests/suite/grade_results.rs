@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{copy_from_repo, grading_workspaces, one_grading_at_a_time};
+use common::{copy_from_repo, processes_of, site};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -44,7 +44,6 @@ fn solo_class(work: &Path) -> PathBuf {
 
 #[test]
 fn planted_links_in_out_are_replaced_not_followed() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     let victims = work.path().join("victims");
@@ -78,7 +77,6 @@ fn planted_links_in_out_are_replaced_not_followed() {
 
 #[test]
 fn submission_names_cannot_collide_with_the_runs_files() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     copy_from_repo(SOLUTION, &class.join("gradebook.csv.py"));
@@ -95,7 +93,6 @@ fn submission_names_cannot_collide_with_the_runs_files() {
 
 #[test]
 fn formulas_and_control_characters_in_names_are_neutralised() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     for name in [
@@ -130,7 +127,6 @@ fn formulas_and_control_characters_in_names_are_neutralised() {
 
 #[test]
 fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     copy_from_repo(
@@ -138,7 +134,6 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         &class.join("zz_sleeper.py"),
     );
     let out = work.path().join("out");
-    let before = grading_workspaces();
     let mut child = Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args([
             "grade",
@@ -160,13 +155,23 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    // Submissions are graded in name order, one at a time: once bob is graded, the sleeper
+    // is the one running.
     let alice = out.join("submissions/alice/gradescope.json");
+    let bob = out.join("submissions/bob/gradescope.json");
     let started = Instant::now();
-    while !alice.exists() && started.elapsed() < Duration::from_secs(120) {
+    while !bob.exists() && started.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(100));
     }
-    // Give the sleeper's sandbox time to exist, then kill the grader outright.
-    std::thread::sleep(Duration::from_millis(1500));
+    let run = site(&out);
+    // Kill the grader outright while the sleeper's sandbox exists (under a uid of its own,
+    // while one of its block's processes runs).
+    if let Some(block) = &run.uids {
+        while processes_of(block).is_empty() && started.elapsed() < Duration::from_secs(120) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!processes_of(block).is_empty(), "the sleeper never ran");
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     let graded: serde_json::Value =
@@ -176,6 +181,11 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
             .unwrap();
     assert_eq!(book["complete"], false);
+    assert!(
+        run.workspace.is_dir(),
+        "a killed run cannot remove its workspace {}",
+        run.workspace.display()
+    );
     // The next run (of anything) removes the killed run's workspace.
     let next = work.path().join("next");
     let output = grade(&[
@@ -184,17 +194,23 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         next.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    // A subset: the next run also removes workspaces that other killed runs left earlier.
-    let after = grading_workspaces();
     assert!(
-        after.iter().all(|w| before.contains(w)),
-        "the killed run's workspace is still there: {after:?}"
+        !run.workspace.exists(),
+        "the killed run's workspace is still there: {}",
+        run.workspace.display()
     );
+    assert!(!site(&next).workspace.exists());
+    if let Some(block) = &run.uids {
+        let left = processes_of(block);
+        assert!(
+            left.is_empty(),
+            "the killed run's processes live on: {left:?}"
+        );
+    }
 }
 
 #[test]
 fn a_full_disk_leaves_no_empty_result_and_says_so() {
-    let _grading = one_grading_at_a_time();
     // SAFETY: geteuid has no side effects.
     if unsafe { libc::geteuid() } != 0 {
         eprintln!("skipped: mounting a small filesystem for --out needs root");
@@ -234,7 +250,6 @@ fn a_full_disk_leaves_no_empty_result_and_says_so() {
 
 #[test]
 fn set_up_mistakes_are_set_up_errors_not_zero_grades() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = solo_class(work.path());
     let rubric = |name: &str, body: &str| {

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{copy_from_repo, grading_workspaces, one_grading_at_a_time, root, scores};
+use common::{copy_from_repo, root, scores, site};
 use parcall::grade::sandbox::Capabilities;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -107,7 +107,6 @@ fn sandboxed() -> bool {
 
 #[test]
 fn inherited_descriptors_do_not_reach_submissions() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["inherited_fds"], &serde_json::json!({}));
     let secret = work.path().join("secret");
@@ -144,7 +143,6 @@ fn inherited_descriptors_do_not_reach_submissions() {
 
 #[test]
 fn links_fifos_and_special_files_are_refused_with_a_reason() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &[], &serde_json::json!({}));
     let secret = work.path().join("shadow");
@@ -189,7 +187,6 @@ const FILL_PLACES: [&str; 4] = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
 
 #[test]
 fn disk_use_is_bounded_and_nothing_is_left_behind() {
-    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -200,7 +197,6 @@ fn disk_use_is_bounded_and_nothing_is_left_behind() {
     let blob = std::fs::File::create(sparse.join("blob.bin")).unwrap();
     blob.set_len(1 << 30).unwrap();
     drop(blob);
-    let before = grading_workspaces();
     let out = work.path().join("out");
     let output = grade_in(
         work.path(),
@@ -225,13 +221,8 @@ fn disk_use_is_bounded_and_nothing_is_left_behind() {
             "left in {place}"
         );
     }
-    // A subset: the run may also have removed workspaces that killed runs left earlier.
-    let after = grading_workspaces();
-    assert!(
-        after.is_subset(&before),
-        "left behind: {:?}",
-        after.difference(&before)
-    );
+    let workspace = site(&out).workspace;
+    assert!(!workspace.exists(), "left behind: {}", workspace.display());
 }
 
 fn ipc_keys(kind: &str) -> String {
@@ -240,7 +231,6 @@ fn ipc_keys(kind: &str) -> String {
 
 #[test]
 fn ipc_and_shared_folders_do_not_outlive_a_submission() {
-    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -285,7 +275,6 @@ fn ipc_and_shared_folders_do_not_outlive_a_submission() {
 
 #[test]
 fn a_submissions_processes_share_one_memory_limit() {
-    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -314,7 +303,6 @@ fn a_submissions_processes_share_one_memory_limit() {
 
 #[test]
 fn bare_file_names_are_hidden_too() {
-    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }
@@ -342,7 +330,6 @@ fn bare_file_names_are_hidden_too() {
 
 #[test]
 fn protocol_errors_count_toward_giving_up() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["wrong_ids"], &serde_json::json!({}));
     let out = work.path().join("out");
@@ -360,7 +347,6 @@ fn protocol_errors_count_toward_giving_up() {
 
 #[test]
 fn each_submission_has_a_wall_clock_budget() {
-    let _grading = one_grading_at_a_time();
     let work = tempfile::tempdir().unwrap();
     let class = class_with(work.path(), &["slow_answers"], &serde_json::json!({}));
     let out = work.path().join("out");
@@ -382,7 +368,6 @@ fn each_submission_has_a_wall_clock_budget() {
 
 #[test]
 fn submissions_learn_no_case_ids_and_reach_no_parcall() {
-    let _grading = one_grading_at_a_time();
     if !sandboxed() {
         return;
     }

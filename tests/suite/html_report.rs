@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{fresh_regressions, one_grading_at_a_time, root, temp_dir};
+use common::{fresh_regressions, root, temp_dir};
 use std::path::Path;
 use std::process::Command;
 
@@ -122,7 +122,6 @@ fn the_check_page_shows_the_verdict_the_matrix_and_each_failure() {
 
 #[test]
 fn the_class_page_shows_a_heatmap_and_what_to_teach_again() {
-    let _grading = one_grading_at_a_time();
     let dir = temp_dir("class");
     let class = dir.join("class");
     std::fs::create_dir_all(&class).unwrap();

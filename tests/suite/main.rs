@@ -4,8 +4,9 @@
 //! files, so a long test in one file never leaves the second core idle while the rest of its
 //! file waits (BENCHMARKS.md section 5). `cargo test --test suite -- fuzz::` runs one file.
 //!
-//! Sharing a process means sharing the machine's state too: tests that grade, or that look at
-//! what grading leaves behind, take `common::one_grading_at_a_time()` whatever their file.
+//! Sharing a process means sharing the machine's state too: grading tests run side by side,
+//! so a check of what a run leaves on the machine (processes, workspaces) looks only at that
+//! run's own uid block and workspace, which its `gradebook.json` names (`common::site`).
 
 mod common;
 

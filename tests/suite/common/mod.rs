@@ -1,10 +1,10 @@
 //! Helpers shared by the end-to-end tests: running the real binary, reading its JSON report.
 pub mod subjects;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -179,17 +179,6 @@ pub fn in_lanes<T: Sync, R: Send>(
     })
 }
 
-/// Held by every test that grades, or looks at what grading leaves on the machine: the
-/// processes of the submission uids, workspaces under /run and /tmp, SysV IPC. A grading run
-/// in another test of this process would otherwise show up in those checks.
-pub fn one_grading_at_a_time() -> MutexGuard<'static, ()> {
-    static GRADING: Mutex<()> = Mutex::new(());
-    // A test that failed while holding it poisons it; the next one still runs.
-    GRADING
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// Copies the repository's file `from` to `to`, creating `to`'s folder.
 pub fn copy_from_repo(from: &str, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -263,19 +252,43 @@ pub fn scores(out: &Path) -> BTreeMap<String, f64> {
         .collect()
 }
 
-/// The workspaces of grading runs on this machine (`parcall-grade-*` under /run and the
-/// temporary folder): what a run must remove, even one killed half way, by the next run.
-pub fn grading_workspaces() -> BTreeSet<PathBuf> {
-    std::fs::read_dir("/run")
-        .into_iter()
-        .chain(std::fs::read_dir(std::env::temp_dir()))
-        .flat_map(|entries| entries.flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("parcall-grade-")
-        })
-        .collect()
+/// Where a grading run's submissions ran, from its `gradebook.json` (`"site"`): the run's
+/// workspace and, when submissions get uids of their own, its block of uids. Checks of what
+/// a run leaves on the machine look at these alone, so other tests may grade meanwhile.
+pub struct Site {
+    pub workspace: PathBuf,
+    pub uids: Option<RangeInclusive<u32>>,
+}
+
+pub fn site(out: &Path) -> Site {
+    let book: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
+            .unwrap();
+    let site = &book["site"];
+    let uid = |end: &str| u32::try_from(site["uids"][end].as_u64().unwrap()).unwrap();
+    Site {
+        workspace: PathBuf::from(site["workspace"].as_str().unwrap()),
+        uids: (!site["uids"].is_null()).then(|| uid("first")..=uid("last")),
+    }
+}
+
+/// The pids of the live processes (zombies left out) running under a uid of `uids`.
+pub fn processes_of(uids: &RangeInclusive<u32>) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(status) = std::fs::read_to_string(entry.path().join("status")) {
+            let uid = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().next()?.parse::<u32>().ok());
+            // A zombie runs nothing; it waits for its parent (here, init) to reap it.
+            let zombie = status
+                .lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'));
+            if uid.is_some_and(|u| uids.contains(&u)) && !zombie {
+                found.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+    }
+    found
 }
