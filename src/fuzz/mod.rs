@@ -58,7 +58,10 @@ pub struct Summary {
     pub seed: u64,
     pub generated: usize,
     pub passed: usize,
+    /// Cases that ran and did not pass.
     pub failed: usize,
+    /// Cases that were drawn but not run: the function was given up on, or the budget spent.
+    pub not_run: usize,
     /// Runs of the implementation spent shrinking.
     pub shrink_runs: usize,
     /// The entry the reports show: a pass over all generated cases, or the minimal
@@ -273,6 +276,7 @@ struct Findings<'p> {
     public: Public<'p>,
     generated: usize,
     failed: usize,
+    not_run: usize,
     exercised: BTreeSet<String>,
     requirements: BTreeMap<String, GeneratedTally>,
     first: Option<Kept>,
@@ -300,12 +304,12 @@ impl Findings<'_> {
         if result.outcome.is_pass() {
             return;
         }
-        // Not passed: counted with the failures, as the summary's counts always have.
-        self.failed += 1;
         if matches!(result.outcome, Outcome::Skipped { .. }) {
+            self.not_run += 1;
             self.first_not_run.get_or_insert(result);
             return;
         }
+        self.failed += 1;
         let size = case_size(&result);
         if self.first.as_ref().is_none_or(|first| index < first.index) {
             self.first = Some(Kept {
@@ -351,6 +355,7 @@ fn run_function(
         public: Public::new(spec_cases, function),
         generated: 0,
         failed: 0,
+        not_run: 0,
         exercised: BTreeSet::new(),
         requirements: BTreeMap::new(),
         first: None,
@@ -391,6 +396,7 @@ fn run_function(
     let Findings {
         generated,
         failed,
+        not_run,
         exercised,
         requirements,
         first,
@@ -403,8 +409,9 @@ fn run_function(
         function,
         seed: settings.seed,
         generated,
-        passed: generated - failed,
+        passed: generated - failed - not_run,
         failed,
+        not_run,
         shrink_runs: 0,
         result: passing_entry(
             function,
@@ -799,7 +806,7 @@ fn not_run_entry(summary: &Summary, mut not_run: CaseResult) -> CaseResult {
         &mut not_run.case,
         format!(
             "{} of {} generated cases not run (seed {})",
-            summary.failed, summary.generated, summary.seed
+            summary.not_run, summary.generated, summary.seed
         ),
     );
     not_run.case.file = format!("generated (seed {})", summary.seed);

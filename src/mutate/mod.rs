@@ -209,10 +209,12 @@ impl Trial<'_> {
             settings,
             self.drawn.as_ref(),
         );
-        match summaries.into_iter().find(|s| s.failed > 0) {
+        // A case left unrun counts against the mutant too: it spent its budget (see
+        // `mutant`), or its function was given up on after three failures.
+        match summaries.into_iter().find(|s| s.failed + s.not_run > 0) {
             Some(summary) => Fate::KilledByGenerated {
                 function: summary.function,
-                failed: summary.failed,
+                failed: summary.failed + summary.not_run,
                 generated: summary.generated,
                 counterexample: summary.counterexample.map(Box::new),
             },

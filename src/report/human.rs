@@ -133,8 +133,12 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         }
     }
     for g in &report.generated {
+        let not_run = match g.not_run {
+            0 => String::new(),
+            n => format!(", {n} not run"),
+        };
         let line = format!(
-            "generated {}: {} cases, {} passed, {} failed (seed {})",
+            "generated {}: {} cases, {} passed, {} failed{not_run} (seed {})",
             g.function, g.cases, g.passed, g.failed, g.seed
         );
         writeln!(out, "{}", palette.dim(line))?;

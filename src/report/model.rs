@@ -70,7 +70,10 @@ pub struct GeneratedReport {
     pub seed: u64,
     pub cases: usize,
     pub passed: usize,
+    /// Cases that ran and did not pass.
     pub failed: usize,
+    /// Cases drawn but not run: the function was given up on, or the budget spent.
+    pub not_run: usize,
     /// Runs of the implementation spent shrinking the first failure.
     pub shrink_runs: usize,
     /// The id under which the minimal counterexample was recorded, if one was found.
@@ -359,6 +362,7 @@ impl Report {
                 cases: s.generated,
                 passed: s.passed,
                 failed: s.failed,
+                not_run: s.not_run,
                 shrink_runs: s.shrink_runs,
                 counterexample: s.counterexample.as_ref().map(|c| c.id().to_owned()),
                 requirements: s.requirements.clone(),

@@ -211,6 +211,17 @@ fn a_function_given_up_on_runs_no_generated_cases() {
     // The generated entry says they were not run; it is neither a pass nor a counterexample.
     let entry = case(&report, "generated-exec");
     assert_eq!(entry["outcome"], "skipped", "{entry:#}");
+    // And the counts keep them apart from the cases that ran and failed.
+    let generated = &report["generated"][0];
+    assert_eq!(
+        [
+            &generated["passed"],
+            &generated["failed"],
+            &generated["not_run"]
+        ],
+        [0, 0, 5],
+        "{generated:#}"
+    );
     let reasons: Vec<&str> = report["cases"]
         .as_array()
         .unwrap()
