@@ -354,6 +354,13 @@ worker.start()
 beside_a_thread = waits()
 stop.set()
 worker.join()
+# join() returns before the OS thread is gone from /proc/self/task: wait for the kernel.
+import os
+gone = threading.Event()
+for _ in range(10000):
+    if len(os.listdir("/proc/self/task")) == 1:
+        break
+    gone.wait(0.001)
 alone = waits()
 sys.modules["greenlet"] = type(sys)("greenlet")
 green = waits()
