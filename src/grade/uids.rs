@@ -83,11 +83,6 @@ impl Lease {
             .ok_or(UidError::TooMany(index + 1))
     }
 
-    /// The block's first uid.
-    pub fn first(&self) -> u32 {
-        self.first
-    }
-
     /// Every uid of the block, the ones no submission was given included.
     pub fn block(&self) -> std::ops::RangeInclusive<u32> {
         self.first..=self.first + (UIDS_PER_RUN - 1)
@@ -138,12 +133,13 @@ mod tests {
         let leases: Vec<Lease> = (0..4)
             .map(|_| Lease::acquire(dir.path()).unwrap())
             .collect();
-        let firsts: std::collections::BTreeSet<u32> = leases.iter().map(Lease::first).collect();
+        let firsts: std::collections::BTreeSet<u32> =
+            leases.iter().map(|l| *l.block().start()).collect();
         assert_eq!(firsts.len(), 4, "two live runs got the same block");
-        let first = leases[0].first();
+        let first = *leases[0].block().start();
         drop(leases);
         // A dead run's block is free again.
-        assert_eq!(Lease::acquire(dir.path()).unwrap().first(), first);
+        assert_eq!(*Lease::acquire(dir.path()).unwrap().block().start(), first);
     }
 
     #[test]

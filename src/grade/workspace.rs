@@ -13,6 +13,8 @@ use std::time::Duration;
 /// Every workspace's name starts with this.
 pub const PREFIX: &str = "parcall-grade-";
 const LOCK: &str = ".lock";
+/// The lock file's name until it is locked.
+const LOCKING: &str = ".lock.new";
 
 /// A locked workspace, removed on drop.
 #[derive(Debug)]
@@ -43,10 +45,15 @@ impl Workspace {
     pub fn create(parent: &Path) -> io::Result<Workspace> {
         let dir = tempfile::Builder::new().prefix(PREFIX).tempdir_in(parent)?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))?;
-        let lock = File::create(dir.path().join(LOCK))?;
+        // Locked under another name, then renamed into place: between creating `.lock` and
+        // locking it, another run's sweep would find it free and remove the workspace. Until
+        // the rename there is no `.lock`, and a young folder without one counts as alive.
+        let unlocked = dir.path().join(LOCKING);
+        let lock = File::create(&unlocked)?;
         if !try_lock(&lock) {
             return Err(io::Error::other("cannot lock a fresh workspace"));
         }
+        std::fs::rename(&unlocked, dir.path().join(LOCK))?;
         Ok(Workspace { dir, _lock: lock })
     }
 
@@ -109,6 +116,31 @@ pub fn sweep_abandoned(parent: &Path, cgroups: Option<&super::cgroup::Cgroups>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_never_removes_a_workspace_being_created() {
+        // Another run's sweep, at any moment of a run's start: the workspace must never be
+        // taken for the leftover of a dead run.
+        let parent = tempfile::tempdir().unwrap();
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let lost = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    sweep_abandoned(parent.path(), None);
+                }
+            });
+            let mut lost = 0;
+            for _ in 0..3000 {
+                match Workspace::create(parent.path()) {
+                    Ok(workspace) if workspace.path().join(LOCK).is_file() => {}
+                    _ => lost += 1,
+                }
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            lost
+        });
+        assert_eq!(lost, 0, "workspaces removed while being created");
+    }
 
     #[test]
     fn a_live_workspace_is_kept_and_a_dead_one_removed() {

@@ -139,7 +139,11 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         };
         let line = format!(
             "generated {}: {} cases, {} passed, {} failed{not_run} (seed {})",
-            g.function, g.cases, g.passed, g.failed, g.seed
+            g.function,
+            g.cases,
+            g.passed,
+            g.failed - g.not_run,
+            g.seed
         );
         writeln!(out, "{}", palette.dim(line))?;
     }

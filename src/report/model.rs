@@ -70,9 +70,11 @@ pub struct GeneratedReport {
     pub seed: u64,
     pub cases: usize,
     pub passed: usize,
-    /// Cases that ran and did not pass.
+    /// Cases that did not pass, the ones not run included: what `failed` has meant since
+    /// version 1, kept so a consumer testing `failed > 0` still sees a run that stopped.
     pub failed: usize,
-    /// Cases drawn but not run: the function was given up on, or the budget spent.
+    /// How many of `failed` were drawn but not run: the function was given up on, or the
+    /// budget spent.
     pub not_run: usize,
     /// Runs of the implementation spent shrinking the first failure.
     pub shrink_runs: usize,
@@ -361,7 +363,7 @@ impl Report {
                 seed: s.seed,
                 cases: s.generated,
                 passed: s.passed,
-                failed: s.failed,
+                failed: s.failed + s.not_run,
                 not_run: s.not_run,
                 shrink_runs: s.shrink_runs,
                 counterexample: s.counterexample.as_ref().map(|c| c.id().to_owned()),

@@ -166,14 +166,25 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
     let run = site(&out);
     // Kill the grader outright while the sleeper's sandbox exists (under a uid of its own,
     // while one of its block's processes runs).
-    if let Some(block) = &run.uids {
-        while processes_of(block).is_empty() && started.elapsed() < Duration::from_secs(120) {
+    if run.uids.is_some() {
+        while processes_of(&run).is_empty() && started.elapsed() < Duration::from_secs(120) {
             std::thread::sleep(Duration::from_millis(50));
         }
-        assert!(!processes_of(block).is_empty(), "the sleeper never ran");
+        assert!(!processes_of(&run).is_empty(), "the sleeper never ran");
     }
+    // Once the grader dies its workspace's lock is free, and another test's run starting
+    // then would remove the workspace before it is looked at: wait for the lock from before
+    // the kill, and hold it while looking.
+    let lock = std::fs::File::open(run.workspace.join(".lock")).unwrap();
+    let waiting = std::thread::spawn(move || {
+        // SAFETY: flock on a descriptor this closure owns.
+        let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) };
+        assert_eq!(locked, 0);
+        lock
+    });
     child.kill().unwrap();
     child.wait().unwrap();
+    let held = waiting.join().unwrap();
     let graded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&alice).unwrap()).unwrap();
     assert!(graded["score"].as_f64().unwrap() > 0.0);
@@ -186,6 +197,7 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         "a killed run cannot remove its workspace {}",
         run.workspace.display()
     );
+    drop(held);
     // The next run (of anything) removes the killed run's workspace.
     let next = work.path().join("next");
     let output = grade(&[
@@ -200,8 +212,8 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         run.workspace.display()
     );
     assert!(!site(&next).workspace.exists());
-    if let Some(block) = &run.uids {
-        let left = processes_of(block);
+    if run.uids.is_some() {
+        let left = processes_of(&run);
         assert!(
             left.is_empty(),
             "the killed run's processes live on: {left:?}"

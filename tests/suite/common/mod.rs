@@ -272,8 +272,14 @@ pub fn site(out: &Path) -> Site {
     }
 }
 
-/// The pids of the live processes (zombies left out) running under a uid of `uids`.
-pub fn processes_of(uids: &RangeInclusive<u32>) -> Vec<String> {
+/// The pids of the live processes (zombies left out) of the run at `site`: under a uid of
+/// its block, and not in another run's control groups (named after that run's workspace).
+/// A block is free again once its run ends, and another test's run may lease it meanwhile.
+pub fn processes_of(site: &Site) -> Vec<String> {
+    let Some(uids) = &site.uids else {
+        return Vec::new();
+    };
+    let ours = site.workspace.file_name().unwrap().to_string_lossy();
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         if let Ok(status) = std::fs::read_to_string(entry.path().join("status")) {
@@ -285,7 +291,11 @@ pub fn processes_of(uids: &RangeInclusive<u32>) -> Vec<String> {
             let zombie = status
                 .lines()
                 .any(|l| l.starts_with("State:") && l.contains('Z'));
-            if uid.is_some_and(|u| uids.contains(&u)) && !zombie {
+            let groups = std::fs::read_to_string(entry.path().join("cgroup")).unwrap_or_default();
+            let another_run = groups
+                .split('/')
+                .any(|part| part.starts_with("parcall-grade-") && part != ours);
+            if uid.is_some_and(|u| uids.contains(&u)) && !zombie && !another_run {
                 found.push(entry.file_name().to_string_lossy().into_owned());
             }
         }
