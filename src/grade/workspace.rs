@@ -48,12 +48,12 @@ impl Workspace {
         // Locked under another name, then renamed into place: between creating `.lock` and
         // locking it, another run's sweep would find it free and remove the workspace. Until
         // the rename there is no `.lock`, and a young folder without one counts as alive.
-        let unlocked = dir.path().join(LOCKING);
-        let lock = File::create(&unlocked)?;
+        let locking = dir.path().join(LOCKING);
+        let lock = File::create(&locking)?;
         if !try_lock(&lock) {
             return Err(io::Error::other("cannot lock a fresh workspace"));
         }
-        std::fs::rename(&unlocked, dir.path().join(LOCK))?;
+        std::fs::rename(&locking, dir.path().join(LOCK))?;
         Ok(Workspace { dir, _lock: lock })
     }
 
