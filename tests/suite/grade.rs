@@ -248,28 +248,50 @@ fn shards_together_give_the_same_grades_as_one_run() {
         ]
         .concat(),
     );
+    // The shards run at once, as a CI pipeline's jobs may on one machine (README: several
+    // runs may grade on one machine at once).
+    let outs = std::thread::scope(|scope| {
+        let shards = ["1/2", "2/2"].map(|shard| {
+            let out = work.path().join(shard.replace('/', "-"));
+            let class = &class;
+            let common = &common;
+            scope.spawn(move || {
+                let (code, text) = grade(
+                    &[
+                        &[
+                            class.to_str().unwrap(),
+                            "--out",
+                            out.to_str().unwrap(),
+                            "--shard",
+                            shard,
+                        ][..],
+                        common,
+                    ]
+                    .concat(),
+                );
+                assert_eq!(code, 0, "{text}");
+                let suffix = format!("gradebook.shard-{}-of-2.json", &shard[..1]);
+                std::fs::rename(out.join(&suffix), out.join("gradebook.json")).unwrap();
+                out
+            })
+        });
+        shards.map(|shard| shard.join().unwrap())
+    });
     let mut sharded = BTreeMap::new();
-    for shard in ["1/2", "2/2"] {
-        let out = work.path().join(shard.replace('/', "-"));
-        let (code, text) = grade(
-            &[
-                &[
-                    class.to_str().unwrap(),
-                    "--out",
-                    out.to_str().unwrap(),
-                    "--shard",
-                    shard,
-                ][..],
-                &common,
-            ]
-            .concat(),
-        );
-        assert_eq!(code, 0, "{text}");
-        let suffix = format!("gradebook.shard-{}-of-2.json", &shard[..1]);
-        std::fs::rename(out.join(&suffix), out.join("gradebook.json")).unwrap();
-        sharded.extend(gradebook(&out));
+    for out in &outs {
+        sharded.extend(gradebook(out));
     }
     assert_eq!(sharded, gradebook(&whole));
+    // Each had a site of its own, and left nothing of it behind.
+    let [first, second] = outs.map(|out| site(&out));
+    assert_ne!(first.workspace, second.workspace);
+    if let (Some(a), Some(b)) = (&first.uids, &second.uids) {
+        assert!(
+            a.end() < b.start() || b.end() < a.start(),
+            "{a:?} and {b:?} overlap"
+        );
+    }
+    assert!(!first.workspace.exists() && !second.workspace.exists());
 }
 
 #[test]
