@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{copy_from_repo, processes_of, site};
+use common::{copy_from_repo, processes_of, read_gradebook, site};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -188,9 +188,7 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
     let graded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&alice).unwrap()).unwrap();
     assert!(graded["score"].as_f64().unwrap() > 0.0);
-    let book: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
-            .unwrap();
+    let book = read_gradebook(&out);
     assert_eq!(book["complete"], false);
     assert!(
         run.workspace.is_dir(),

@@ -227,11 +227,14 @@ pub fn outcomes(report: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// A grading run's `gradebook.json`, as written so far.
+pub fn read_gradebook(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap()).unwrap()
+}
+
 /// Each submission's score and maximum score, from a grading run's `gradebook.json`.
 pub fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
-    let book: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
-            .unwrap();
+    let book = read_gradebook(out);
     book["submissions"]
         .as_array()
         .unwrap()
@@ -261,9 +264,7 @@ pub struct Site {
 }
 
 pub fn site(out: &Path) -> Site {
-    let book: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap())
-            .unwrap();
+    let book = read_gradebook(out);
     let site = &book["site"];
     let uid = |end: &str| u32::try_from(site["uids"][end].as_u64().unwrap()).unwrap();
     Site {
