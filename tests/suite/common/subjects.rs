@@ -50,7 +50,10 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
         target: "in process",
         rerun_base: "parcall check",
     };
-    Report::new(&run, &context).with_generated(seed, &generated, &context)
+    let report = Report::new(&run, &context).with_generated(seed, &generated, &context);
+    let requirements = serde_json::json!({ "requirements": &report.requirements });
+    super::assert_tallies_add_up(&requirements);
+    report
 }
 
 /// One seed's draws, filled by the first loop to reach it.
