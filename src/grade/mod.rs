@@ -18,7 +18,7 @@ pub mod workspace;
 pub use discover::{discover, shard, Submission};
 
 use crate::fuzz;
-use crate::report::{Context, Report};
+use crate::report::{Context, Report, Verdict};
 use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use rubric::{RequirementScore, Rubric};
@@ -224,7 +224,7 @@ impl Grading<'_> {
             duration: started.elapsed(),
             number_model: Default::default(),
         };
-        let report = Report::new(
+        let mut report = Report::new(
             &run,
             &Context {
                 spec: self.spec,
@@ -232,6 +232,15 @@ impl Grading<'_> {
                 rerun_base: "parcall check",
             },
         );
+        // A run of no cases would otherwise conform: the gradebook said "conforms" beside a
+        // score of 0 for a refused folder or symbolic link. A refusal is the submission's
+        // doing; a sandbox that could not be set up is the grader's.
+        report.verdict = if setup_error.is_some() {
+            Verdict::Error
+        } else {
+            Verdict::DoesNotConform
+        };
+        report.error = setup_error.clone().or_else(|| refusal.clone());
         Graded {
             submission: submission.clone(),
             requirements: self
