@@ -78,7 +78,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         Some(path) => Rubric::load(path, &spec, &functions)?,
         None => Rubric::default_for(&spec, &functions),
     };
-    let mut submissions = grade::discover(&args.paths)?;
+    let mut submissions = grade::discover(&args.paths, &args.out)?;
     let shard_suffix = match &args.shard {
         Some(text) => {
             let (index, count) = parse_shard(text)?;

@@ -22,8 +22,10 @@ pub struct Submission {
 
 /// Finds the submissions in `paths`: a `.py` file is one; a folder holding exactly one
 /// `.py` file and no sub-folder is one; any other folder is a class, whose `.py` entries
-/// and sub-folders are submissions.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
+/// and sub-folders are submissions, except the results folder `out`: a class graded twice
+/// into `class/grades` would otherwise grade its own last results as a student's.
+pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, String> {
+    let out = std::fs::canonicalize(out).ok();
     let mut found = Vec::new();
     for path in paths {
         let path = std::fs::canonicalize(path)
@@ -33,7 +35,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
         } else if path.is_dir() {
             match folder_submission(&path)? {
                 Some(submission) => found.push(submission),
-                None => found.extend(class(&path)?),
+                None => found.extend(class(&path, out.as_deref())?),
             }
         } else {
             return Err(format!("{}: not a file or a folder", path.display()));
@@ -131,9 +133,13 @@ fn refused(path: &Path, name: String, reason: String) -> Submission {
     }
 }
 
-fn class(dir: &Path) -> Result<Vec<Submission>, String> {
+fn class(dir: &Path, out: Option<&Path>) -> Result<Vec<Submission>, String> {
     let mut found = Vec::new();
     for (entry, kind) in entries(dir)? {
+        // `dir` is canonical, so a folder inside it is named as canonicalize names it.
+        if kind.is_dir() && out == Some(entry.as_path()) {
+            continue;
+        }
         let name = entry
             .file_name()
             .unwrap_or_default()
@@ -170,4 +176,36 @@ pub fn shard(submissions: Vec<Submission>, index: usize, count: usize) -> Vec<Su
         .filter(|(i, _)| i % count == index - 1)
         .map(|(_, s)| s)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(submissions: &[Submission]) -> Vec<&str> {
+        submissions.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn the_results_folder_inside_a_class_is_not_a_submission() {
+        let class = tempfile::tempdir().unwrap();
+        std::fs::write(class.path().join("alice.py"), "").unwrap();
+        let grades = class.path().join("grades");
+        std::fs::create_dir_all(grades.join("submissions/alice")).unwrap();
+        std::fs::write(grades.join("gradebook.json"), "{}").unwrap();
+        let classes = [class.path().to_owned()];
+
+        let graded_into_it = discover(&classes, &grades).unwrap();
+        assert_eq!(names(&graded_into_it), ["alice"]);
+
+        // Named another way (relative, with `..`), it is still the same folder.
+        let roundabout = grades.join("submissions/..");
+        assert_eq!(names(&discover(&classes, &roundabout).unwrap()), ["alice"]);
+
+        // Results graded elsewhere: a folder of the class that is not one module is refused.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let found = discover(&classes, elsewhere.path()).unwrap();
+        assert_eq!(names(&found), ["alice", "grades"]);
+        assert!(found[1].refused.is_some());
+    }
 }
