@@ -32,6 +32,8 @@ pub enum PrepareError {
     },
     #[error("{path}: not a regular file; name the module's file")]
     NotAFile { path: PathBuf },
+    #[error("{}: Node reads a module's path as UTF-8, and this one is not: rename the file or its folder", .path.display())]
+    NotUtf8 { path: PathBuf },
     #[error("cannot write the adapter to a temporary folder: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -124,6 +126,14 @@ pub fn javascript_module(
     node: &OsString,
     limits: Limits,
 ) -> Result<Prepared, PrepareError> {
+    // Node decodes its arguments as UTF-8, replacing what is not, and then cannot find the
+    // module: a set-up error to name, not a verdict. (Python keeps the bytes; its adapter
+    // sends such a name as U+FFFD.)
+    if std::path::absolute(path)?.to_str().is_none() {
+        return Err(PrepareError::NotUtf8 {
+            path: path.to_owned(),
+        });
+    }
     under_adapter(
         path,
         node,

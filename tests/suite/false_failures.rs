@@ -61,6 +61,52 @@ fn solutions_beside_files_named_like_the_standard_library_conform() {
     }
 }
 
+/// A file name is bytes: one that is not UTF-8 reaches Python intact (its adapter once
+/// failed to send the name, so a correct solution got 0 with an error about memory), and
+/// Node, which cannot load it, is a set-up error that says why.
+#[test]
+fn a_file_name_that_is_not_utf8_is_no_failure() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("not-utf8");
+    let folder = dir.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    std::fs::create_dir(&folder).unwrap();
+    let python = folder.join(std::ffi::OsStr::from_bytes(b"solution\xff.py"));
+    std::fs::copy(root().join(example("solution")), &python).unwrap();
+    let raising = folder.join(std::ffi::OsStr::from_bytes(b"raises\xff.py"));
+    std::fs::write(
+        &raising,
+        "def execute_tool_calls(calls, max_parallel=4):\n    raise ValueError('no')\n",
+    )
+    .unwrap();
+    let javascript = folder.join(std::ffi::OsStr::from_bytes(b"solution\xff.mjs"));
+    std::fs::copy(
+        root().join("conformance/examples/javascript/solution.mjs"),
+        &javascript,
+    )
+    .unwrap();
+    let check = |module: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_parcall"))
+            .arg("check")
+            .arg(module)
+            .args(["--fuzz", "20", "--seed", "1", "--no-regressions"])
+            .output()
+            .unwrap()
+    };
+    let output = check(&python);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    // Its traceback names the file: the report still arrives, and judges the module.
+    let output = check(&raising);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(stdout(&output).contains("raised"), "{}", stdout(&output));
+    let output = check(&javascript);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not") && stderr.contains("UTF-8"),
+        "{stderr}"
+    );
+}
+
 /// A spec folder: the built-in one exported, plus `extra` case files.
 fn spec_with(name: &str, extra: &[(&str, &str)]) -> TempPath {
     let dir = temp_dir(name);

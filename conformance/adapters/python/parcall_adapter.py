@@ -11,6 +11,7 @@ captured and reported with the case that printed it.
 The runner owns the tools: each case message says what dispatch (execute_tool_calls) or
 each tool (run_parallel_calls) answers; this adapter answers from that table, records every
 invocation and reports it. Standard library only; CPython 3.8 and later."""
+import codecs
 import fcntl
 import importlib.util
 import inspect
@@ -61,7 +62,14 @@ class Channel:
         return json.loads(line.decode("utf-8"))
 
     def send(self, message):
-        data = (_message_encode(message) + "\n").encode("utf-8")
+        text = _message_encode(message) + "\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate, which neither UTF-8 nor parcall's strings (Unicode scalar
+            # values) can carry: a file name that is not UTF-8 (sys.argv and tracebacks hold
+            # its bytes as surrogates) or a string the module made. Each becomes U+FFFD.
+            data = text.encode("utf-8", "parcall.replace")
         with self.lock:
             self.writer.write(data)
             self.writer.flush()
@@ -243,6 +251,9 @@ def _sorted_encoder():
 _sorted_encode = _sorted_encoder()
 # The protocol's messages: json.dumps(message, ensure_ascii=False) with the encoder made once.
 _message_encode = json.JSONEncoder(ensure_ascii=False).encode
+# U+FFFD for each lone surrogate, given as bytes: the UTF-8 encoder takes only ASCII text
+# from an error handler.
+codecs.register_error("parcall.replace", lambda e: ("\ufffd".encode() * (e.end - e.start), e.end))
 
 
 def canonical(value):
