@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use parcall::cli::{self, exit, Cli};
+use std::io::Write;
 
 fn main() {
     let cli = match Cli::try_parse() {
@@ -19,7 +20,8 @@ fn main() {
     let code = match cli::run(cli) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // Not eprintln!, which panics when stderr is a closed pipe.
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
             exit::USAGE
         }
     };

@@ -22,14 +22,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     let plan = match Plan::new(&args) {
         Ok(plan) => plan,
         Err(message) => {
-            eprintln!("error: {message}");
+            say!("error: {message}");
             return Ok(exit::USAGE);
         }
     };
     if plan.fuzz > 0 {
-        eprintln!(
+        say!(
             "parcall: {} generated cases per function, seed {} (rerun with --seed {})",
-            plan.fuzz, plan.seed, plan.seed
+            plan.fuzz,
+            plan.seed,
+            plan.seed
         );
     }
     let outcome = execute(&args, &plan);
@@ -53,25 +55,26 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         if let Err(message) =
             apply_expectations(&mut report, path, args.update_expectations, loaded)
         {
-            eprintln!("error: {message}");
+            say!("error: {message}");
             return Ok(exit::USAGE);
         }
     }
     for note in &outcome.notes {
-        eprintln!("parcall: {}", report::escape::line(note));
+        say!("parcall: {}", report::escape::line(note));
     }
     let mut unwritten = false;
     for target in &args.report {
         if let Err(error) = write_report_file(&report, target) {
-            eprintln!("error: {error}");
+            say!("error: {error}");
             unwritten = true;
         }
     }
     let stdout = std::io::stdout();
     let palette = Palette::for_stream(args.color, stdout.is_terminal());
     let mut out = stdout.lock();
-    report::write(&report, args.format, palette, &mut out)?;
-    out.flush()?;
+    super::written(
+        report::write(&report, args.format, palette, &mut out).and_then(|()| out.flush()),
+    )?;
     let code = match report.verdict {
         _ if unwritten => exit::INCOMPLETE,
         Verdict::Conforms => exit::SUCCESS,
@@ -133,7 +136,7 @@ fn apply_expectations(
         let file = ExpectationsFile::from_report(report, loaded);
         file.save(path)
             .map_err(|e| format!("{name}: cannot write: {e}"))?;
-        eprintln!(
+        say!(
             "parcall: wrote {} known failures to {name}",
             file.known_failures.len()
         );
@@ -192,7 +195,7 @@ impl Plan {
                         .into_iter()
                         .filter(|c| functions.contains(&c.function())),
                 ),
-                Err(error) => eprintln!("parcall: warning: {error}; no regressions replayed"),
+                Err(error) => say!("parcall: warning: {error}; no regressions replayed"),
             }
         }
         cases.extend(selected);
@@ -336,7 +339,7 @@ fn progress<'a>(total: usize) -> Option<runner::ResultCallback<'a>> {
             last = Instant::now();
             let width = 30;
             let filled = (done * width / total.max(1)).min(width);
-            eprint!(
+            say_partly!(
                 "\r[{}{}] {done}/{total} cases",
                 "=".repeat(filled),
                 " ".repeat(width - filled)
@@ -347,7 +350,7 @@ fn progress<'a>(total: usize) -> Option<runner::ResultCallback<'a>> {
 
 fn clear_progress() {
     if std::io::stderr().is_terminal() {
-        eprint!("\r{}\r", " ".repeat(60));
+        say_partly!("\r{}\r", " ".repeat(60));
     }
 }
 

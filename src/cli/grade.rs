@@ -30,7 +30,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<i32> {
     match prepare_and_grade(&args) {
         Ok(code) => Ok(code),
         Err(message) => {
-            eprintln!("error: {message}");
+            say!("error: {message}");
             Ok(exit::USAGE)
         }
     }
@@ -125,7 +125,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    eprintln!(
+    say!(
         "parcall: grading {} submissions, {jobs} at a time, hidden cases seed {seed}",
         submissions.len()
     );
@@ -142,7 +142,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         failures: Mutex::new(Vec::new()),
     };
     let graded = grading.grade_all(&submissions, jobs, &|g| {
-        eprintln!(
+        say!(
             "parcall: graded {} ({:.1}s)",
             escape::terminal(&g.submission.name),
             g.duration.as_secs_f64()
@@ -156,20 +156,26 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         None
     };
     if let Some(note) = &note {
-        eprintln!("parcall: warning: {note}");
+        say!("parcall: warning: {note}");
     }
-    print!("{}", formats::human(&graded, seed));
+    let mut summary = formats::human(&graded, seed);
     if let Some(note) = &note {
-        println!("note: {note}");
+        summary.push_str(&format!("note: {note}\n"));
+    }
+    let mut out = std::io::stdout().lock();
+    let printed = super::written(out.write_all(summary.as_bytes()).and_then(|()| out.flush()));
+    if let Err(error) = &printed {
+        say!("error: cannot print the summary: {error}");
     }
     let failures = results
         .failures
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
     for failure in &failures {
-        eprintln!("error: cannot write results: {failure}");
+        say!("error: cannot write results: {failure}");
     }
-    let incomplete = !failures.is_empty() || graded.iter().any(|g| g.setup_error.is_some());
+    let incomplete =
+        !failures.is_empty() || printed.is_err() || graded.iter().any(|g| g.setup_error.is_some());
     Ok(if incomplete {
         exit::INCOMPLETE
     } else {

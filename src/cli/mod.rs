@@ -369,14 +369,45 @@ use crate::spec as parcall_spec;
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
-        Command::Spec(command) => spec_cmd::run(command),
+        Command::Spec(command) => finished_if_reader_left(spec_cmd::run(command)),
         Command::Check(args) => check::run(*args),
         Command::Grade(args) => grade::run(*args),
         Command::Mutate(args) => mutate::run(*args),
-        Command::Doctor => grade::doctor(),
+        Command::Doctor => finished_if_reader_left(grade::doctor()),
         Command::Reference(args) => {
             crate::subject::server::serve_from_environment(args.number_model)?;
             Ok(exit::SUCCESS)
         }
+    }
+}
+
+/// Whether `error` is stdout's reader having gone (`parcall spec list | head`): nothing is
+/// wrong with the run, the rest of what it printed is simply not wanted.
+fn is_reader_gone(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::BrokenPipe
+}
+
+/// Output written to stdout, where the reader having gone is not a failure. The commands
+/// that give a verdict (`check`, `grade`, `mutate`) keep the verdict's exit code then:
+/// `parcall check x | head -2` in a pipeline must still fail a failing implementation.
+pub(crate) fn written(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(error) if is_reader_gone(&error) => Ok(()),
+        other => other,
+    }
+}
+
+/// For commands that only print (`spec`, `doctor`): a reader that left early ends them
+/// successfully, as it does `cat`.
+fn finished_if_reader_left(result: anyhow::Result<i32>) -> anyhow::Result<i32> {
+    match result {
+        Err(error)
+            if error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(is_reader_gone) =>
+        {
+            Ok(exit::SUCCESS)
+        }
+        other => other,
     }
 }

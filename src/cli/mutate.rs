@@ -21,7 +21,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let setup = match Setup::new(&args) {
         Ok(setup) => setup,
         Err(message) => {
-            eprintln!("error: {}", escape::text(&message));
+            say!("error: {}", escape::text(&message));
             return Ok(exit::USAGE);
         }
     };
@@ -34,7 +34,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         seed,
     } = setup;
     if args.fuzz > 0 {
-        eprintln!(
+        say!(
             "parcall: {} generated cases per function for each mutant the fixed cases miss, \
              seed {seed} (rerun with --seed {seed})",
             args.fuzz
@@ -61,7 +61,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         Ok(functions) => functions,
         Err(message) => {
             let message = format!("{}: {message}", args.module.display());
-            eprintln!("error: {}", escape::text(&message));
+            say!("error: {}", escape::text(&message));
             return Ok(exit::USAGE);
         }
     };
@@ -72,7 +72,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let terminal = std::io::stderr().is_terminal();
     let progress = move |done: usize| {
         if terminal {
-            eprint!("\rparcall: {done}/{total} mutants checked");
+            say_partly!("\rparcall: {done}/{total} mutants checked");
         }
     };
     let fates = run_all(
@@ -84,7 +84,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         &progress,
     );
     if terminal {
-        eprint!("\r{}\r", " ".repeat(50));
+        say_partly!("\r{}\r", " ".repeat(50));
     }
     drop(workspace);
     let (listed, stale) =
@@ -110,10 +110,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         MutateFormat::Json => render::json(&report, &mut out),
     }
     .and_then(|()| out.flush());
-    match written {
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other?,
-    }
+    super::written(written)?;
     Ok(match report.verdict {
         render::Verdict::Pass => exit::SUCCESS,
         render::Verdict::Fail => exit::DOES_NOT_CONFORM,

@@ -31,7 +31,7 @@ pub fn run(command: SpecCommand) -> anyhow::Result<i32> {
         SpecCommand::Show { id, spec } => {
             let spec = load(&spec)?;
             let Some(value) = find(&spec, &id) else {
-                eprintln!("error: no case or requirement has the id `{id}` (list them with `parcall spec list`)");
+                say!("error: no case or requirement has the id `{id}` (list them with `parcall spec list`)");
                 return Ok(exit::USAGE);
             };
             writeln!(out, "{}", json::dumps(&value, Style::FILE))?;

@@ -131,7 +131,7 @@ impl Sandbox {
         let parent = workspace::parent(capabilities.root);
         let cgroups = capabilities.cgroups.as_ref().ok();
         for removed in workspace::sweep_abandoned(&parent, cgroups) {
-            eprintln!("parcall: removed {removed}, left by a run that was killed");
+            say!("parcall: removed {removed}, left by a run that was killed");
         }
         let workspace = Workspace::create(&parent)
             .map_err(|e| format!("cannot create the workspace in {}: {e}", parent.display()))?;

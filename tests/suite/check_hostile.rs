@@ -552,3 +552,42 @@ fn the_next_run_removes_the_folders_of_a_killed_one() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert!(!stale.exists(), "{} is still there", stale.display());
 }
+
+/// Runs parcall with both output pipes closed before it writes a byte, as `parcall check x
+/// 2>&1 | head -1` leaves them once `head` has its line: the exit code it gives then.
+fn exit_code_with_readers_gone(args: &[&str]) -> Option<i32> {
+    let regressions = fresh_regressions();
+    let mut child = Command::new(binary())
+        .args(args)
+        .current_dir(root())
+        .env("PARCALL_REGRESSIONS", regressions.as_os_str())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    child.wait().unwrap().code()
+}
+
+#[test]
+fn a_reader_that_leaves_early_changes_no_exit_code() {
+    // Once, writing to the closed stderr panicked (exit 101), and a closed stdout was a
+    // usage error (exit 2): a pipeline that only looks at the first lines saw neither
+    // verdict.
+    let broken = "conformance/examples/python/broken/limit_off_by_one.py";
+    let fast = ["--fuzz", "5", "--seed", "1", "--case", "exec-limit-*"];
+    let mut failing = vec!["check", broken];
+    failing.extend(fast);
+    assert_eq!(exit_code_with_readers_gone(&failing), Some(1));
+    let mut passing = vec!["check", "conformance/examples/python/solution.py"];
+    passing.extend(fast);
+    assert_eq!(exit_code_with_readers_gone(&passing), Some(0));
+    assert_eq!(exit_code_with_readers_gone(&["spec", "list"]), Some(0));
+    assert_eq!(exit_code_with_readers_gone(&["doctor"]), Some(0));
+    assert_eq!(
+        exit_code_with_readers_gone(&["check", "no/such/module.py"]),
+        Some(2)
+    );
+}
