@@ -89,8 +89,10 @@ fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
 }
 
 /// A case as an implementation sees it: the arguments of each batch, canonically written.
-fn case_text(case: &Case) -> String {
-    let batches: Vec<String> = match case {
+/// Each batch's calls as one text, as a memoriser keys them: what it is given, and nothing
+/// of the tools' answers.
+fn batch_keys(case: &Case) -> Vec<String> {
+    match case {
         Case::Exec(c) => c
             .batches
             .iter()
@@ -99,41 +101,42 @@ fn case_text(case: &Case) -> String {
         Case::Dedup(c) => c
             .batches
             .iter()
-            .map(|b| format!("{}|{:?}", dumps(&b.calls, Style::CANONICAL), c.tools))
+            .map(|b| dumps(&b.calls, Style::CANONICAL))
             .collect(),
-    };
-    batches.join("\n")
+    }
 }
 
-/// A submission with no logic: it answers every case the public spec holds from memory
-/// (a batch that repeats within a case gets that batch's answer) and returns `None` for
-/// anything else.
+/// A submission with no logic, as `answers_from_the_spec.py` is: for a batch whose calls it
+/// has seen in the public spec it replays the spec's invocations and output (the n-th time
+/// it meets those calls, their n-th batch in the spec, round and round); for anything else
+/// it returns `None` and invokes nothing.
 pub fn memoriser() -> impl FnMut(&Case) -> CaseRun {
-    let memory: HashMap<String, Vec<BatchRun>> = spec()
-        .cases
-        .iter()
-        .map(|case| {
-            let runs = parcall::judge::expectations(&case.case)
-                .into_iter()
-                .map(|(output, invocations)| BatchRun {
-                    output,
-                    invocations,
-                })
-                .collect();
-            (case_text(&case.case), runs)
-        })
-        .collect();
+    let mut memory: HashMap<String, Vec<BatchRun>> = HashMap::new();
+    for case in &spec().cases {
+        let runs = parcall::judge::expectations(&case.case);
+        for (key, (output, invocations)) in batch_keys(&case.case).into_iter().zip(runs) {
+            memory.entry(key).or_default().push(BatchRun {
+                output,
+                invocations,
+            });
+        }
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
     move |case: &Case| {
-        let runs = memory.get(&case_text(case)).cloned().unwrap_or_else(|| {
-            let batches = parcall::judge::expectations(case).len();
-            vec![
-                BatchRun {
+        let runs = batch_keys(case)
+            .into_iter()
+            .map(|key| match memory.get(&key) {
+                Some(runs) => {
+                    let n = seen.entry(key).or_default();
+                    *n += 1;
+                    runs[(*n - 1) % runs.len()].clone()
+                }
+                None => BatchRun {
                     output: Value::Null,
                     invocations: Vec::new(),
-                };
-                batches
-            ]
-        });
+                },
+            })
+            .collect();
         (runs, None)
     }
 }
