@@ -221,11 +221,17 @@ impl Plan {
 }
 
 /// Whether recorded counterexamples run first. Not with a case or requirement filter (the
-/// run is about those cases), and not with an expectations file: a gated verdict depends
-/// only on the spec, the seed and the file, never on what this machine found before.
+/// run is about those cases), nor where none are kept.
 fn replays_regressions(args: &CheckArgs) -> bool {
     let filtered = !args.case.is_empty() || !args.requirement.is_empty();
-    !args.no_regressions && !filtered && args.expectations.is_none()
+    keeps_regressions(args) && !filtered
+}
+
+/// Whether this run reads and writes the regressions file. Not with an expectations file:
+/// a gated verdict depends only on the spec, the seed and the file, never on what this
+/// machine found before, and a gate writes nothing into the checkout it gates.
+fn keeps_regressions(args: &CheckArgs) -> bool {
+    !args.no_regressions && args.expectations.is_none()
 }
 
 /// Who the regressions file keeps counterexamples for: the module's canonical path (the
@@ -304,7 +310,7 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
 fn keep_counterexamples(args: &CheckArgs, generated: &[fuzz::Summary]) -> Vec<String> {
     let mut notes = Vec::new();
     for counterexample in generated.iter().filter_map(|g| g.counterexample.as_ref()) {
-        if !args.no_regressions {
+        if keeps_regressions(args) {
             match regressions::record(&args.regressions, &implementation_key(args), counterexample)
             {
                 Ok(true) => notes.push(format!(

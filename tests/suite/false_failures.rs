@@ -353,10 +353,14 @@ fn with_an_expectations_file_regressions_neither_run_nor_get_pinned() {
     assert_eq!(code, 0, "{stderr}");
     let written = std::fs::read_to_string(&expectations).unwrap();
     assert!(!written.contains("regressions"), "{written}");
-    // The gated verdict is the same with the regressions file gone.
-    let (code, _, stderr) =
-        check_with_regressions(&broken, &fresh_regressions(), &["--expectations", path]);
+    // The gated verdict is the same with the regressions file gone, and the gate writes
+    // none: it once left `.parcall/regressions.json` in the checkout it gated, saying "the
+    // next run replays it first", which no gated run does.
+    let untouched = fresh_regressions();
+    let (code, _, stderr) = check_with_regressions(&broken, &untouched, &["--expectations", path]);
     assert_eq!(code, 0, "{stderr}");
+    assert!(!untouched.exists(), "{stderr}");
+    assert!(!stderr.contains("recorded in"), "{stderr}");
 }
 
 #[test]
