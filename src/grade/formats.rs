@@ -294,7 +294,7 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
             seed.to_string(),
-            error.lines().next().unwrap_or_default().to_owned(),
+            crate::report::escape::headline(&error),
         ];
         // Every cell may carry a student's text (a name, a load error).
         let row: Vec<String> = fields
@@ -389,7 +389,7 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
             .map(|e| {
                 format!(
                     "  ({})",
-                    escape::terminal(e.lines().next().unwrap_or_default())
+                    escape::terminal(&crate::report::escape::headline(&e))
                 )
             })
             .unwrap_or_default();

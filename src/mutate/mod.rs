@@ -172,7 +172,7 @@ impl Trial<'_> {
             Err(error) => {
                 return Fate::KilledByFixed {
                     case: "start-up".into(),
-                    outcome: error.to_string().lines().next().unwrap_or("").to_owned(),
+                    outcome: crate::report::escape::headline(&error.to_string()),
                 }
             }
         };

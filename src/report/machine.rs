@@ -163,8 +163,11 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "TAP version 14")?;
     if let Some(error) = &report.error {
         // TAP is read on terminals too: text from the implementation is escaped.
-        let first = error.lines().next().unwrap_or_default();
-        writeln!(out, "# {}", super::escape::line(first))?;
+        writeln!(
+            out,
+            "# {}",
+            super::escape::line(&super::escape::headline(error))
+        )?;
     }
     writeln!(
         out,

@@ -102,7 +102,7 @@ pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings)
 pub fn not_started(cases: &[SpecCase], error: &StartError) -> Vec<CaseResult> {
     let reason = format!(
         "not run: {}",
-        error.to_string().lines().next().unwrap_or_default()
+        crate::report::escape::headline(&error.to_string())
     );
     cases
         .iter()

@@ -347,6 +347,13 @@ fn modules_that_cannot_be_checked_get_a_clear_message_and_exit_1(
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains(message), "{text}");
     assert!(text.contains("skipped"), "{text}");
+    // The one-line summary names the cause too, not only what announces it (it once read
+    // "cases not run: the implementation cannot be loaded:" and stopped).
+    assert!(
+        text.lines()
+            .any(|l| l.contains("cases not run") && l.contains(message)),
+        "{text}"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
