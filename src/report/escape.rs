@@ -25,7 +25,7 @@ pub fn line(text: &str) -> Cow<'_, str> {
 pub fn headline(message: &str) -> String {
     let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or_default();
-    match lines.filter(|l| !l.starts_with("at ")).next_back() {
+    match lines.rfind(|l| !l.starts_with("at ")) {
         Some(last) if first.ends_with(':') => format!("{first} {last}"),
         _ => first.to_owned(),
     }
@@ -77,7 +77,10 @@ mod tests {
             "the implementation cannot be loaded: SyntaxError: expected ':'"
         );
         let node = "cannot be loaded:\nTypeError: x is not a function\n    at f (m.mjs:1:1)\n";
-        assert_eq!(headline(node), "cannot be loaded: TypeError: x is not a function");
+        assert_eq!(
+            headline(node),
+            "cannot be loaded: TypeError: x is not a function"
+        );
         assert_eq!(headline("no such file\nmore"), "no such file");
         assert_eq!(headline("announces:"), "announces:");
         assert_eq!(headline(""), "");
