@@ -217,6 +217,19 @@ fn a_runtime_killed_at_start_up_by_the_memory_limit_is_told_so() {
         "never",
     ]);
     assert!(!stdout(&unlimited).contains("address-space limit"));
+    // What it printed explains it, and says nothing of memory: no word of the limit then,
+    // but how it ended (the note once sent users after memory for a `bad option`).
+    let explained = parcall(&[
+        "check",
+        "--cmd",
+        "sh -c 'echo bad option: -I >&2; exit 9'",
+        "--color",
+        "never",
+    ]);
+    let text = stdout(&explained);
+    assert!(text.contains("(exit status 9)"), "{text}");
+    assert!(text.contains("bad option: -I"), "{text}");
+    assert!(!text.contains("address-space limit"), "{text}");
 }
 
 /// A FIFO at a `--report` path (planted by the implementation, say) with no reader is an
