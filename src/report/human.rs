@@ -118,10 +118,17 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         }
     }
     if !functions.is_empty() {
+        // A run that ran none of its cases (the implementation never started) checked
+        // nothing: they were selected.
+        let verb = if report.cases.iter().any(|c| c.status() != Status::Skipped) {
+            "checked"
+        } else {
+            "selected"
+        };
         writeln!(
             out,
             "{}",
-            palette.dim(format!("checked {}", functions.join(", ")))
+            palette.dim(format!("{verb} {}", functions.join(", ")))
         )?;
     }
     if report.implementation.is_some() {
@@ -303,14 +310,18 @@ fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::R
         } else {
             palette.fail("✗").to_string()
         };
-        let mut counts = format!("{}/{} cases", r.passed, r.cases);
+        // A case that was not run kept nothing: it is counted apart, not among the kept.
+        let mut counts = format!("{}/{} cases", r.passed.saturating_sub(r.not_run), r.cases);
+        if r.not_run > 0 {
+            counts.push_str(&format!(" ({} not run)", r.not_run));
+        }
         if r.generated.exercised > 0 || r.generated.charged > 0 {
             counts.push_str(&format!(
                 ", generated: {} charged, {} shown of {}",
                 r.generated.charged, r.generated.shown, r.generated.exercised
             ));
         }
-        if !r.met && r.failed == 0 && r.generated.charged == 0 {
+        if !r.met && r.failed == 0 && r.generated.charged == 0 && r.not_run < r.cases {
             counts.push_str(" (never shown kept: no case where its check could hold)");
         }
         writeln!(out, "  {mark} {:<width$}  {counts}", line(&r.id))?;

@@ -125,6 +125,10 @@ pub struct RequirementSummary {
     pub passed: usize,
     /// Of those, the ones charged to it.
     pub failed: usize,
+    /// Of the ones not charged to it, those that were not run (the implementation could
+    /// not start, the function was given up on, the budget was spent): counted in
+    /// `passed`, which predates this field, but showing nothing.
+    pub not_run: usize,
     /// Fixed cases where its check applied and held.
     pub shown: usize,
     /// What the generated cases said about it.
@@ -437,6 +441,7 @@ fn empty_summary(requirement: &crate::spec::Requirement) -> RequirementSummary {
         cases: 0,
         passed: 0,
         failed: 0,
+        not_run: 0,
         shown: 0,
         generated: GeneratedTally::default(),
         met: false,
@@ -494,6 +499,16 @@ fn requirement_summaries(spec: &Spec, results: &[CaseResult]) -> Vec<Requirement
             summary.cases = exercising.len();
             summary.passed = exercising.len() - failed;
             summary.failed = failed;
+            // A requirement without a check counts a case that did not run among the failed
+            // (it did not pass), so only a checked one has cases not run among the others.
+            summary.not_run = if checked {
+                exercising
+                    .iter()
+                    .filter(|r| r.outcome.kind() == OutcomeKind::Skipped)
+                    .count()
+            } else {
+                0
+            };
             summary.shown = shown;
             summary.met = is_met(&summary);
             Some(summary)

@@ -354,6 +354,10 @@ fn modules_that_cannot_be_checked_get_a_clear_message_and_exit_1(
             .any(|l| l.contains("cases not run") && l.contains(message)),
         "{text}"
     );
+    // Nothing ran, and nothing reads as if it had ("checked ... (127 cases)", a
+    // requirement at "6/6 cases").
+    assert!(!text.contains("checked execute_tool_calls"), "{text}");
+    assert!(text.contains("  0/6 cases (6 not run)"), "{text}");
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 

@@ -106,6 +106,7 @@ pub fn assert_tallies_add_up(report: &serde_json::Value) {
         assert!(
             count(&r["failed"]) <= count(&r["cases"])
                 && count(&r["shown"]) <= count(&r["cases"])
+                && count(&r["not_run"]) <= count(&r["passed"])
                 && count(&generated["charged"]) <= count(&generated["exercised"])
                 && count(&generated["shown"]) <= count(&generated["exercised"]),
             "{}'s tallies do not add up: {r}",
