@@ -546,18 +546,19 @@ impl<'p> Public<'p> {
     }
 }
 
-/// Each batch's arguments as one text: what an implementation is given before it runs
-/// anything. The tools' scripted answers are left out: an implementation learns them only
-/// by calling, and one that recognises a public batch's calls can replay the public
-/// invocations without looking at the answers (a variant of a spec case with new answers
-/// and the same calls showed a memoriser keeping DEDUP-CACHE-HIT).
+/// Each batch's calls as one text: what a memoriser recognises. The tools' scripted
+/// answers are left out (an implementation learns them only by calling), and so is
+/// `max_parallel`: one that recognises a public batch's calls can replay the public
+/// invocations and output whatever the rest says (a variant of a spec case with the same
+/// calls showed a memoriser keeping DEDUP-CACHE-HIT, another with a new limit
+/// EXEC-ID-GENERATED).
 fn batch_texts(case: &Case) -> Vec<String> {
     use crate::json::{dumps, Style};
     match case {
         Case::Exec(c) => c
             .batches
             .iter()
-            .map(|b| format!("{}|{:?}", dumps(&b.calls, Style::CANONICAL), b.max_parallel))
+            .map(|b| dumps(&b.calls, Style::CANONICAL))
             .collect(),
         Case::Dedup(c) => c
             .batches

@@ -89,21 +89,17 @@ fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
 }
 
 /// A case as an implementation sees it: the arguments of each batch, canonically written.
-/// Each batch's calls as one text, as a memoriser keys them: what it is given, and nothing
-/// of the tools' answers.
+/// Each batch's calls as one text, as the strongest memoriser keys them: nothing of the
+/// tools' answers, nor of `max_parallel`.
 fn batch_keys(case: &Case) -> Vec<String> {
-    match case {
-        Case::Exec(c) => c
-            .batches
-            .iter()
-            .map(|b| format!("{}|{:?}", dumps(&b.calls, Style::CANONICAL), b.max_parallel))
-            .collect(),
-        Case::Dedup(c) => c
-            .batches
-            .iter()
-            .map(|b| dumps(&b.calls, Style::CANONICAL))
-            .collect(),
-    }
+    let batches: Vec<&Value> = match case {
+        Case::Exec(c) => c.batches.iter().map(|b| &b.calls).collect(),
+        Case::Dedup(c) => c.batches.iter().map(|b| &b.calls).collect(),
+    };
+    batches
+        .into_iter()
+        .map(|calls| dumps(calls, Style::CANONICAL))
+        .collect()
 }
 
 /// A submission with no logic, as `answers_from_the_spec.py` is: for a batch whose calls it
