@@ -21,8 +21,12 @@ pub fn line(text: &str) -> Cow<'_, str> {
 /// when that line only announces what follows (it ends with a colon, as "the
 /// implementation cannot be loaded:" before a traceback), the last line too that is not a
 /// stack frame (Node's "at ..."), which in a Python traceback or a Node error names the
-/// exception. Not escaped: callers escape for where it goes.
+/// exception. What the implementation printed, which start errors put last, is left out:
+/// a module's `print` is not the cause. Not escaped: callers escape for where it goes.
 pub fn headline(message: &str) -> String {
+    let message = message
+        .split_once(crate::runner::PRINTED)
+        .map_or(message, |(before, _)| before);
     let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or_default();
     match lines.rfind(|l| !l.starts_with("at ")) {
@@ -82,6 +86,17 @@ mod tests {
             "cannot be loaded: TypeError: x is not a function"
         );
         assert_eq!(headline("no such file\nmore"), "no such file");
+        let printed =
+            "cannot be loaded:\nTraceback\nModuleNotFoundError: numpyy; it printed:\nloading";
+        assert_eq!(
+            headline(printed),
+            "cannot be loaded: ModuleNotFoundError: numpyy"
+        );
+        let exited = "exited before the handshake (exit status 1); it printed:\nNode.js v20";
+        assert_eq!(
+            headline(exited),
+            "exited before the handshake (exit status 1)"
+        );
         assert_eq!(headline("announces:"), "announces:");
         assert_eq!(headline(""), "");
     }

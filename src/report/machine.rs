@@ -196,7 +196,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             Status::Skipped => writeln!(
                 out,
                 "ok {number} {title} # SKIP {}",
-                super::escape::line(failure_text(case).lines().next().unwrap_or_default())
+                super::escape::line(&super::escape::headline(&failure_text(case)))
             )?,
             Status::Failed => {
                 writeln!(out, "not ok {number} {title}")?;

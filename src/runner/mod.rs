@@ -5,7 +5,7 @@
 pub mod bounds;
 mod session;
 
-pub use session::{clip, Session, StartError};
+pub use session::{clip, Session, StartError, PRINTED};
 
 use crate::json::NumberModel;
 use crate::judge::{verdict, verdict_raised, BatchRun, Blame, Failure, Outcome};
@@ -522,7 +522,10 @@ impl Runner<'_> {
                 true
             }
             Err(error) => {
-                let reason = format!("not run: the implementation could not be restarted: {error}");
+                let reason = format!(
+                    "not run: the implementation could not be restarted: {}",
+                    crate::report::escape::headline(&error.to_string())
+                );
                 self.skip_left(queue, in_flight, &reason, sink);
                 false
             }

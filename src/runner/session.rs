@@ -12,7 +12,7 @@ pub enum StartError {
     Spawn { program: String, message: String },
     #[error("the implementation did not answer the handshake within {seconds:.1}s (a hang at import?){}", tail_note(.output))]
     Timeout { seconds: f64, output: String },
-    #[error("the implementation exited before the handshake{}{}{}", status_note(.status.as_deref()), tail_note(.output), memory_note(.output, .status.as_deref(), *.memory_limit_mib))]
+    #[error("the implementation exited before the handshake{}{}{}", status_note(.status.as_deref()), memory_note(.output, .status.as_deref(), *.memory_limit_mib), tail_note(.output))]
     Exited {
         output: String,
         /// How it ended ("exit status 2", "killed by signal 6"), when that is known.
@@ -56,7 +56,7 @@ fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> St
             .any(|word| printed.contains(word));
     match limit_mib {
         Some(mib) if may_be_memory => format!(
-            "\nit ran under an address-space limit of {mib} MiB, which runtimes that reserve \
+            "; it ran under an address-space limit of {mib} MiB, which runtimes that reserve \
              memory at start-up (a JVM, say) cannot start under: if that is the cause, raise it \
              with --memory-mib (0 for no limit)"
         ),
@@ -84,13 +84,18 @@ fn describe_status(status: std::process::ExitStatus) -> String {
     }
 }
 
+/// What the implementation printed, last in a message: `report::escape::headline` ends a
+/// message's summary before it, so the module's own output is never taken for the cause.
 fn tail_note(output: &str) -> String {
     if output.trim().is_empty() {
         String::new()
     } else {
-        format!("; it printed:\n{}", output.trim_end())
+        format!("{PRINTED}\n{}", output.trim_end())
     }
 }
+
+/// Where an error message turns to what the implementation printed.
+pub const PRINTED: &str = "; it printed:";
 
 /// A started, handshaken implementation.
 pub struct Session {
