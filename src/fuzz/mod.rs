@@ -507,8 +507,13 @@ fn tally(
             tallies.entry(id.clone()).or_default().shown += 1;
         }
     }
+    let not_run = result.outcome.kind() == crate::judge::OutcomeKind::Skipped;
     for id in exercised {
-        tallies.entry(id).or_default().exercised += 1;
+        let tally = tallies.entry(id).or_default();
+        tally.exercised += 1;
+        if not_run {
+            tally.not_run += 1;
+        }
     }
     for id in charged {
         tallies.entry(id.to_owned()).or_default().charged += 1;

@@ -135,17 +135,21 @@ impl Rubric {
             .iter()
             .map(|(id, points)| {
                 let summary = report.requirements.iter().find(|r| &r.id == id);
-                let (cases, failed) = summary.map_or((0, 0), |s| {
+                // A case that was not run kept nothing: for partial credit it is lost, as a
+                // charged one is (counted kept, a submission given up on after a few cases
+                // earned full points for requirements it never showed).
+                let (cases, failed, not_run) = summary.map_or((0, 0, 0), |s| {
                     (
                         s.cases + s.generated.exercised,
                         s.failed + s.generated.charged,
+                        s.not_run + s.generated.not_run,
                     )
                 });
                 let shown = summary.is_some_and(|s| s.shown + s.generated.shown > 0);
                 let earned = match summary {
                     Some(s) if started && s.met => *points,
                     Some(_) if started && self.partial_credit && shown && cases > 0 => {
-                        let kept = cases.saturating_sub(failed) as f64 / cases as f64;
+                        let kept = cases.saturating_sub(failed + not_run) as f64 / cases as f64;
                         // Two decimals: scores people read, and sums that stay exact enough.
                         (points * kept * 100.0).floor() / 100.0
                     }

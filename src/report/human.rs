@@ -320,6 +320,9 @@ fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::R
                 ", generated: {} charged, {} shown of {}",
                 r.generated.charged, r.generated.shown, r.generated.exercised
             ));
+            if r.generated.not_run > 0 {
+                counts.push_str(&format!(" ({} not run)", r.generated.not_run));
+            }
         }
         if !r.met && r.failed == 0 && r.generated.charged == 0 && r.not_run < r.cases {
             counts.push_str(" (never shown kept: no case where its check could hold)");

@@ -228,6 +228,60 @@ fn class_of_two(work: &Path) -> PathBuf {
     class
 }
 
+/// Partial credit is the share of a requirement's cases kept: a case that never ran kept
+/// nothing. A submission given up on after a few cases (it exits on every batch of two
+/// calls) once earned full points for requirements it never showed on a hidden case.
+#[test]
+fn partial_credit_counts_cases_that_never_ran_as_lost() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    copy_from_repo(
+        "conformance/fixtures/python/exit_mid_run.py",
+        &class.join("quits.py"),
+    );
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &class.join("alice.py"),
+    );
+    let rubric = work.path().join("rubric.json");
+    std::fs::write(
+        &rubric,
+        r#"{"format": "parcall-rubric", "version": 1, "partial_credit": true}"#,
+    )
+    .unwrap();
+    let out = work.path().join("out");
+    let (code, stdout) = grade(&[
+        class.to_str().unwrap(),
+        "--function",
+        "execute_tool_calls",
+        "--rubric",
+        rubric.to_str().unwrap(),
+        "--fuzz",
+        "50",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let book = common::read_gradebook(&out);
+    let submission = |name: &str| {
+        book["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let alice = submission("alice");
+    assert_eq!(alice["score"], alice["max_score"], "{alice}");
+    let quits = submission("quits");
+    let score = quits["score"].as_f64().unwrap();
+    let max = quits["max_score"].as_f64().unwrap();
+    assert!(score < 0.5 * max, "{score} of {max}: {quits:#}");
+}
+
 #[test]
 fn shards_together_give_the_same_grades_as_one_run() {
     let work = tempfile::tempdir().unwrap();

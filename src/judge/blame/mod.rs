@@ -151,6 +151,9 @@ pub struct GeneratedTally {
     pub shown: usize,
     /// Generated cases charged to it.
     pub charged: usize,
+    /// Of the ones exercising it, those that were not run (the function was given up on,
+    /// the budget was spent): they show nothing, and partial credit counts them lost.
+    pub not_run: usize,
 }
 
 impl GeneratedTally {
@@ -158,6 +161,7 @@ impl GeneratedTally {
         self.exercised += other.exercised;
         self.shown += other.shown;
         self.charged += other.charged;
+        self.not_run += other.not_run;
     }
 }
 

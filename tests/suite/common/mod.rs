@@ -101,14 +101,16 @@ pub fn assert_tallies_add_up(report: &serde_json::Value) {
         return;
     };
     for r in requirements {
-        let count = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+        // A field renamed or gone fails here, rather than passing as 0.
+        let count = |v: &serde_json::Value| v.as_u64().unwrap_or_else(|| panic!("{r}"));
         let generated = &r["generated"];
         assert!(
             count(&r["failed"]) <= count(&r["cases"])
                 && count(&r["shown"]) <= count(&r["cases"])
                 && count(&r["not_run"]) <= count(&r["passed"])
                 && count(&generated["charged"]) <= count(&generated["exercised"])
-                && count(&generated["shown"]) <= count(&generated["exercised"]),
+                && count(&generated["shown"]) <= count(&generated["exercised"])
+                && count(&generated["not_run"]) <= count(&generated["exercised"]),
             "{}'s tallies do not add up: {r}",
             r["id"]
         );
