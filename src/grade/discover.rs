@@ -25,17 +25,22 @@ pub struct Submission {
 /// and sub-folders are submissions, except the results folder `out`: a class graded twice
 /// into `class/grades` would otherwise grade its own last results as a student's.
 pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, String> {
-    let out = std::fs::canonicalize(out).ok();
+    let results = Results::of(out);
     let mut found = Vec::new();
     for path in paths {
         let path = std::fs::canonicalize(path)
             .map_err(|e| format!("{}: no such file or folder ({e})", path.display()))?;
+        // `class/*` names the results folder too when it sits in the class: walked as a
+        // class, it holds nothing but its own `submissions`, which is left out.
+        if results.is_submissions(&path) {
+            continue;
+        }
         if path.is_file() {
             found.push(file_submission(&path)?);
         } else if path.is_dir() {
             match folder_submission(&path)? {
                 Some(submission) => found.push(submission),
-                None => found.extend(class(&path, out.as_deref())?),
+                None => found.extend(class(&path, &results)?),
             }
         } else {
             return Err(format!("{}: not a file or a folder", path.display()));
@@ -133,11 +138,33 @@ fn refused(path: &Path, name: String, reason: String) -> Submission {
     }
 }
 
-fn class(dir: &Path, out: Option<&Path>) -> Result<Vec<Submission>, String> {
+/// Where a grading run writes (`--out`), canonical, so discovery can leave it out.
+struct Results(Option<PathBuf>);
+
+impl Results {
+    fn of(out: &Path) -> Results {
+        Results(std::fs::canonicalize(out).ok())
+    }
+
+    /// Whether `path` (canonical) is the results folder or its `submissions` folder (the
+    /// results written into the class folder itself, `--out class`).
+    fn holds(&self, path: &Path) -> bool {
+        self.0.as_ref().is_some_and(|out| path == out) || self.is_submissions(path)
+    }
+
+    /// Whether `path` (canonical) is the results' `submissions` folder.
+    fn is_submissions(&self, path: &Path) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|out| path == out.join("submissions"))
+    }
+}
+
+fn class(dir: &Path, results: &Results) -> Result<Vec<Submission>, String> {
     let mut found = Vec::new();
     for (entry, kind) in entries(dir)? {
         // `dir` is canonical, so a folder inside it is named as canonicalize names it.
-        if kind.is_dir() && out == Some(entry.as_path()) {
+        if kind.is_dir() && results.holds(&entry) {
             continue;
         }
         let name = entry
@@ -207,5 +234,17 @@ mod tests {
         let found = discover(&classes, elsewhere.path()).unwrap();
         assert_eq!(names(&found), ["alice", "grades"]);
         assert!(found[1].refused.is_some());
+
+        // Named among the paths (`class/*`), it is left out too.
+        let each: Vec<PathBuf> = [class.path().join("alice.py"), grades.clone()].into();
+        assert_eq!(names(&discover(&each, &grades).unwrap()), ["alice"]);
+
+        // Results written into the class folder itself: its `submissions` is not a student.
+        std::fs::create_dir_all(class.path().join("submissions/alice")).unwrap();
+        let found = discover(&classes, class.path()).unwrap();
+        assert_eq!(names(&found), ["alice", "grades"]);
+
+        // The results folder alone holds no submission.
+        assert!(discover(std::slice::from_ref(&grades), &grades).is_err());
     }
 }
