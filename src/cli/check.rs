@@ -105,7 +105,11 @@ fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<()
             .custom_flags(libc::O_NONBLOCK)
             .open(path)
             .map_err(fail)?;
-        return file.write_all(&text).map_err(fail);
+        // Opened, it has a reader: from here writes wait for it, as a reader slower than
+        // the report is long (`| (sleep 3; wc -c)`) once got EAGAIN and a correct run exit
+        // 3. A reader that leaves early is not a failure, as on stdout.
+        set_blocking(&file).map_err(fail)?;
+        return super::written(file.write_all(&text)).map_err(fail);
     }
     let directory = path
         .parent()
@@ -121,6 +125,18 @@ fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<()
         .set_permissions(readable)
         .map_err(fail)?;
     temporary.persist(path).map(drop).map_err(|e| fail(e.error))
+}
+
+/// Clears `O_NONBLOCK` on an open file.
+fn set_blocking(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function borrows for the call.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Applies (or first rewrites, with `--update-expectations`) the expectations file, as it

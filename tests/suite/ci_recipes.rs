@@ -253,3 +253,37 @@ fn a_report_path_that_is_a_fifo_without_a_reader_does_not_hang() {
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("report.xml"));
 }
+
+/// A FIFO whose reader is slower than the report is long (`--report json=>(sleep 3; wc -c)`)
+/// gets the whole report: the write once failed with EAGAIN, and a correct run exited 3.
+#[test]
+fn a_report_path_that_is_a_fifo_with_a_slow_reader_gets_the_whole_report() {
+    use std::io::Read;
+    let dir = temp_dir("fifo-slow-report");
+    let fifo = dir.join("report.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reading = fifo.clone();
+    let reader = std::thread::spawn(move || {
+        let mut file = std::fs::File::open(&reading).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        text
+    });
+    // More than a pipe's 64 KiB of report.
+    let output = parcall(&[
+        "check",
+        "conformance/examples/python/solution.py",
+        "--fuzz",
+        "300",
+        "--seed",
+        "1",
+        "--report",
+        &format!("json={}", fifo.display()),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let text = reader.join().unwrap();
+    assert!(text.len() > 65536, "{} bytes", text.len());
+    parcall::json::parse(&text).unwrap();
+}
