@@ -264,19 +264,9 @@ fn partial_credit_counts_cases_that_never_ran_as_lost() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{stdout}");
-    let book = common::read_gradebook(&out);
-    let submission = |name: &str| {
-        book["submissions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == name)
-            .unwrap()
-            .clone()
-    };
-    let alice = submission("alice");
+    let alice = common::gradebook_entry(&out, "alice");
     assert_eq!(alice["score"], alice["max_score"], "{alice}");
-    let quits = submission("quits");
+    let quits = common::gradebook_entry(&out, "quits");
     let score = quits["score"].as_f64().unwrap();
     let max = quits["max_score"].as_f64().unwrap();
     assert!(score < 0.5 * max, "{score} of {max}: {quits:#}");

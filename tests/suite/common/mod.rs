@@ -255,6 +255,18 @@ pub fn read_gradebook(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap()).unwrap()
 }
 
+/// One submission's entry in a grading run's `gradebook.json`, by name.
+pub fn gradebook_entry(out: &Path, name: &str) -> serde_json::Value {
+    let book = read_gradebook(out);
+    book["submissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no submission {name} in {book}"))
+        .clone()
+}
+
 /// Each submission's score and maximum score, from a grading run's `gradebook.json`.
 pub fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
     let book = read_gradebook(out);
