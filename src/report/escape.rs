@@ -92,10 +92,11 @@ mod tests {
             headline(printed),
             "cannot be loaded: ModuleNotFoundError: numpyy"
         );
-        let exited = "exited before the handshake (exit status 1); it printed:\nNode.js v20";
+        let exited =
+            "ended before the handshake: it exited with status 1; it printed:\nNode.js v20";
         assert_eq!(
             headline(exited),
-            "exited before the handshake (exit status 1)"
+            "ended before the handshake: it exited with status 1"
         );
         assert_eq!(headline("announces:"), "announces:");
         assert_eq!(headline(""), "");

@@ -633,7 +633,8 @@ fn out_of_memory(reply: &CaseReply) -> Option<&str> {
     })
 }
 
-fn describe_exit(status: std::process::ExitStatus) -> String {
+/// How a process ended, in words, with what a signal often means here.
+pub(super) fn describe_exit(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("it exited with status {code}"),

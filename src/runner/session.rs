@@ -12,10 +12,10 @@ pub enum StartError {
     Spawn { program: String, message: String },
     #[error("the implementation did not answer the handshake within {seconds:.1}s (a hang at import?){}", tail_note(.output))]
     Timeout { seconds: f64, output: String },
-    #[error("the implementation exited before the handshake{}{}{}", status_note(.status.as_deref()), memory_note(.output, .status.as_deref(), *.memory_limit_mib), tail_note(.output))]
+    #[error("the implementation ended before the handshake{}{}{}", status_note(.status.as_deref()), memory_note(.output, .status.as_deref(), *.memory_limit_mib), tail_note(.output))]
     Exited {
         output: String,
-        /// How it ended ("exit status 2", "killed by signal 6"), when that is known.
+        /// How it ended ("it exited with status 2"), when that is known.
         status: Option<String>,
         /// The address-space limit it ran under, when there was one: runtimes that reserve
         /// memory up front (a JVM) die at start-up under a limit they would never use.
@@ -41,7 +41,7 @@ impl StartError {
 }
 
 fn status_note(status: Option<&str>) -> String {
-    status.map_or_else(String::new, |status| format!(" ({status})"))
+    status.map_or_else(String::new, |status| format!(": {status}"))
 }
 
 /// The address-space limit, named only where it may be the cause: the implementation died
@@ -50,7 +50,7 @@ fn status_note(status: Option<&str>) -> String {
 fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> String {
     let printed = output.to_lowercase();
     let may_be_memory = output.trim().is_empty()
-        || status.is_some_and(|s| s.starts_with("killed by signal"))
+        || status.is_some_and(|s| s.contains("killed by signal"))
         || ["memory", "alloc", "heap", "reserve"]
             .iter()
             .any(|word| printed.contains(word));
@@ -61,26 +61,6 @@ fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> St
              with --memory-mib (0 for no limit)"
         ),
         _ => String::new(),
-    }
-}
-
-/// How a process ended, in words.
-fn describe_status(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit status {code}"),
-        (None, Some(signal)) => {
-            // SAFETY: strsignal returns a pointer to a static or thread-local description
-            // (or NULL), read at once.
-            let name = unsafe { libc::strsignal(signal) };
-            if name.is_null() {
-                format!("killed by signal {signal}")
-            } else {
-                let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
-                format!("killed by signal {signal}, {name}")
-            }
-        }
-        (None, None) => status.to_string(),
     }
 }
 
@@ -126,7 +106,7 @@ impl Session {
                 // It closed its end: it is exiting, or has. A moment to see how.
                 let status = child.finish(Instant::now() + Duration::from_millis(500));
                 return Err(StartError::Exited {
-                    status: status.map(describe_status),
+                    status: status.map(super::describe_exit),
                     output: child.output_tail(),
                     memory_limit_mib: launch.limits.memory_bytes.map(|bytes| bytes >> 20),
                 });

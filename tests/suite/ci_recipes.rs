@@ -227,7 +227,7 @@ fn a_runtime_killed_at_start_up_by_the_memory_limit_is_told_so() {
         "never",
     ]);
     let text = stdout(&explained);
-    assert!(text.contains("(exit status 9)"), "{text}");
+    assert!(text.contains("it exited with status 9"), "{text}");
     assert!(text.contains("bad option: -I"), "{text}");
     assert!(!text.contains("address-space limit"), "{text}");
 }
