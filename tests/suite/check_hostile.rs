@@ -8,8 +8,8 @@
 
 use crate::common;
 
-use common::{copy_dir, fresh_regressions, outcomes, processes_holding, root};
-use std::path::{Path, PathBuf};
+use common::{copy_dir, fresh_regressions, mkfifo, outcomes, processes_holding, root};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -399,11 +399,6 @@ fn absurd_numeric_flags_are_usage_errors() {
             }
         }
     }
-}
-
-fn mkfifo(path: &Path) {
-    let status = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(status.success());
 }
 
 /// FIFOs and devices named as input: refused at once with exit 2, never opened blocking.

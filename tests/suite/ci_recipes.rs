@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{fresh_regressions, parcall, root, stdout, temp_dir};
+use common::{fresh_regressions, mkfifo, parcall, root, stdout, temp_dir};
 use std::process::Command;
 
 const DOCS: [&str; 4] = [
@@ -238,8 +238,7 @@ fn a_runtime_killed_at_start_up_by_the_memory_limit_is_told_so() {
 fn a_report_path_that_is_a_fifo_without_a_reader_does_not_hang() {
     let dir = temp_dir("fifo-report");
     let fifo = dir.join("report.xml");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    mkfifo(&fifo);
     let started = std::time::Instant::now();
     let output = parcall(&[
         "check",
@@ -261,8 +260,7 @@ fn a_report_path_that_is_a_fifo_with_a_slow_reader_gets_the_whole_report() {
     use std::io::Read;
     let dir = temp_dir("fifo-slow-report");
     let fifo = dir.join("report.json");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    mkfifo(&fifo);
     let reading = fifo.clone();
     let reader = std::thread::spawn(move || {
         let mut file = std::fs::File::open(&reading).unwrap();

@@ -255,6 +255,15 @@ pub fn read_gradebook(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap()).unwrap()
 }
 
+/// Makes a FIFO at `path`.
+pub fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 /// One submission's entry in a grading run's `gradebook.json`, by name.
 pub fn gradebook_entry(out: &Path, name: &str) -> serde_json::Value {
     let book = read_gradebook(out);
