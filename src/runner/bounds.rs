@@ -18,9 +18,7 @@ pub const MAX_VALUES: usize = 10_000;
 /// What is kept of a case's printed output once the reply passed its bounds: reports show
 /// it for people, and a run keeps every case's, so it is clipped like a process's tail.
 pub const KEPT_PRINTED_BYTES: usize = 16 << 10;
-/// The most digits of an integer: CPython's own default limit for converting an integer to
-/// text (`sys.get_int_max_str_digits()`).
-pub const MAX_INTEGER_DIGITS: usize = 4300;
+pub use crate::json::MAX_INTEGER_DIGITS;
 /// The deepest nesting of lists and objects.
 pub const MAX_DEPTH: usize = 200;
 

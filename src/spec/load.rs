@@ -486,9 +486,7 @@ fn case_problems(case: &SpecCase, longest_integer: Option<usize>) -> Vec<String>
     problems
 }
 
-/// The most digits CPython's `int`/`str` conversion (and so `json`) accepts by default:
-/// "any size" in RULINGS B2 stops here (SPEC.md, Numbers).
-pub const MAX_INTEGER_DIGITS: usize = crate::runner::bounds::MAX_INTEGER_DIGITS;
+pub use crate::json::MAX_INTEGER_DIGITS;
 
 /// The digit count (sign excluded) of the longest integer anywhere in `value`.
 fn longest_integer(value: &Value) -> Option<usize> {
