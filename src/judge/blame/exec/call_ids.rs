@@ -1,0 +1,88 @@
+//! The id rules: a given id comes back verbatim, a missing one is `call_<position>`
+//! counted from 1 in each batch.
+
+use super::super::ids::*;
+use super::super::{quote_str, Tally};
+use super::{Batch, Reading, NOT_A_STRING};
+use crate::json::Value;
+
+impl Batch<'_> {
+    /// Checks each call's id; returns the ids the implementation gave, the premise of the
+    /// duplicate checks.
+    pub(super) fn check_ids(&self, reading: &Reading, tally: &mut Tally) -> Vec<String> {
+        let mut premise: Vec<String> = Vec::with_capacity(self.calls.len());
+        for i in 0..self.calls.len() {
+            premise.push(given_id(reading, i));
+            if !reading.missing_explained(i) {
+                self.check_id(reading, i, tally);
+            }
+        }
+        premise
+    }
+
+    fn check_id(&self, reading: &Reading, i: usize, tally: &mut Tally) {
+        let position = i + 1;
+        let given = self.calls[i].id.as_deref().filter(|id| !id.is_empty());
+        let requirement = if given.is_some() {
+            EXEC_ID_GIVEN
+        } else {
+            EXEC_ID_GENERATED
+        };
+        let expected = &reading.decisions[i].id;
+        match reading.fields[i].0 {
+            Some(id) if id == expected => tally.applies(requirement),
+            None => tally.breaks(
+                requirement,
+                self.number,
+                format!("call {position} has no message with a string tool_call_id"),
+            ),
+            Some(id) => {
+                let carried = format!("call_{}", position + self.history.calls);
+                if given.is_none() && self.number > 1 && id == carried {
+                    tally.breaks(
+                        EXEC_NO_STATE,
+                        self.number,
+                        format!(
+                            "call {position} has no id: expected tool_call_id `call_{position}`, got `{id}`: the positions went on counting from the previous batch"
+                        ),
+                    );
+                } else if given.is_some() {
+                    tally.breaks(
+                        requirement,
+                        self.number,
+                        format!(
+                            "call {position} has the id {}: it must come back verbatim, got {}",
+                            quote_str(expected),
+                            quote_str(id)
+                        ),
+                    );
+                } else {
+                    tally.breaks(
+                        requirement,
+                        self.number,
+                        format!(
+                            "call {position} has no id: expected tool_call_id `{expected}` (its position in the batch), got {}",
+                            quote_str(id)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The id the implementation gave call `i`, even when it is not a string (two calls
+/// answered with `null` share it); the expected id where it gave no message.
+fn given_id(reading: &Reading, i: usize) -> String {
+    match (
+        reading.fields[i].0,
+        reading.messages.get(i).and_then(Value::as_object),
+    ) {
+        (Some(id), _) => id.to_owned(),
+        (None, Some(message)) => match message.get("tool_call_id") {
+            Some(other) => format!("{NOT_A_STRING}{other}"),
+            None => reading.decisions[i].id.clone(),
+        },
+        (None, None) => reading.decisions[i].id.clone(),
+    }
+}
