@@ -5,8 +5,8 @@
 use super::calls::{exec_calls, long_exec_batch, max_parallel, EQUIVALENT};
 use super::values::{args, deep_args, permute_keys, tricky_string, value};
 use crate::json::{Object, Value};
-use crate::protocol::dispatch_table_for;
 use crate::reference::{canonical_args, dispatched, plan, DEFAULT_MAX_PARALLEL};
+use crate::spec::dispatch_table_for;
 use crate::spec::{Answer, Case, Dispatch, ExceptionClass, Response, SpecCase, ToolScript};
 use indexmap::IndexMap;
 use proptest::prelude::*;

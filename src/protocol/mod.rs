@@ -4,11 +4,12 @@
 mod messages;
 mod tables;
 
+pub use crate::spec::dispatch_table_for;
 pub use messages::{
     BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply,
     Request, PROTOCOL_VERSION,
 };
-pub use tables::{case_line, case_request, dispatch_table_for};
+pub use tables::{case_line, case_request};
 
 use crate::json::{self, Style};
 use thiserror::Error;

@@ -3,11 +3,9 @@
 //! case's batches could make; for `run_parallel_calls` it sends the case's scripts.
 
 use super::messages::{BatchRequest, CaseRequest};
-use crate::json::{JsonText, NumberModel, Object, Style, Value};
-use crate::reference::{canonical_args, input, DispatchRequest, Dispatcher, Sandbox};
-use crate::spec::{Answer, Case, Dispatch, ExecCase, Function, Response, ToolScript};
+use crate::json::{JsonText, NumberModel, Style, Value};
+use crate::spec::{dispatch_table_for, Answer, Case, ExecCase, Function, ToolScript};
 use indexmap::IndexMap;
-use std::collections::HashSet;
 
 /// The message that runs `case`, with correlation id `id`, for an implementation of number
 /// model `model`: the calls go as written, and under `float64` the sandbox answers each
@@ -146,25 +144,6 @@ fn write_answer(out: &mut JsonText, answer: &Answer) {
     out.raw("}");
 }
 
-/// Every distinct `(tool, arguments)` the calls of the batches name, `arguments` defaulting
-/// to `{}`, in first-appearance order. Requests are told apart by their canonical text, as
-/// the adapters look them up: value equality would merge `0.0` with `-0.0` (IEEE `==`) and
-/// leave the adapter without an answer for one of them.
-fn requests<'v>(batches: impl Iterator<Item = &'v Value>) -> Vec<(String, Object)> {
-    let mut seen = HashSet::new();
-    let mut requests = Vec::new();
-    for calls in batches {
-        // The loader has checked the domain; a batch outside it contributes nothing.
-        for call in input::tool_calls(calls).unwrap_or_default() {
-            let arguments = call.arguments.unwrap_or_default();
-            if seen.insert((call.tool.clone(), canonical_args(&arguments))) {
-                requests.push((call.tool, arguments));
-            }
-        }
-    }
-    requests
-}
-
 /// What `dispatch` answers, as scripts by tool name. Tools the scripts do not know get the
 /// sandbox's unknown-tool answer, so every request a batch names has an entry.
 fn dispatch_table(case: &ExecCase, model: NumberModel) -> IndexMap<String, ToolScript> {
@@ -177,44 +156,6 @@ fn dispatch_table(case: &ExecCase, model: NumberModel) -> IndexMap<String, ToolS
         .map(|b| model.normalise(&b.calls))
         .collect();
     dispatch_table_for(&case.dispatch, held.iter())
-}
-
-/// `dispatch_table` for any dispatcher and batches of calls.
-pub fn dispatch_table_for<'v>(
-    dispatch: &Dispatch,
-    batches: impl Iterator<Item = &'v Value>,
-) -> IndexMap<String, ToolScript> {
-    let mut table = match dispatch {
-        Dispatch::Scripted { tools } => tools.clone(),
-        Dispatch::Sandbox => IndexMap::new(),
-    };
-    let scripted = matches!(dispatch, Dispatch::Scripted { .. });
-    for (tool, arguments) in requests(batches) {
-        if scripted && table.contains_key(&tool) {
-            continue;
-        }
-        let content = if scripted {
-            format!("error: unknown tool '{tool}'")
-        } else {
-            Sandbox.dispatch(DispatchRequest {
-                tool: &tool,
-                arguments: &arguments,
-            })
-        };
-        let script = table.entry(tool).or_insert_with(|| ToolScript {
-            latency_ms: 0,
-            responses: Vec::new(),
-        });
-        let args = if scripted { None } else { Some(arguments) };
-        script.responses.push(Response {
-            args,
-            latency_ms: None,
-            answers: vec![Answer::Return {
-                value: Value::Str(content.into()),
-            }],
-        });
-    }
-    table
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The machine-readable specification: requirements, the case format and its loader, and
 //! the runtime that plays a case's scripted tools.
 
+mod dispatch_table;
 mod glob;
 mod load;
 pub mod markdown;
@@ -10,6 +11,7 @@ mod schema;
 mod script;
 mod source;
 
+pub use dispatch_table::dispatch_table_for;
 pub use glob::glob_match;
 pub use load::{Case, Location, Spec, SpecCase, SpecError};
 pub use model::{
