@@ -1,0 +1,320 @@
+//! Reading an implementation's cache keys (RULINGS B1, B2, B9, E): which call each key
+//! belongs to, and which rules of the canonical key it departs from. A key is explained by
+//! writing the call's key with up to two plausible departures (unsorted keys, compact
+//! separators, no `ensure_ascii`, Python literals, numbers as a one-number-type runtime
+//! writes them or, under `float64`, as Python writes them, an escaped name, `null` for
+//! absent args, another frame than `name(...)`) and finding the one that matches.
+
+mod args_in_key;
+mod explain;
+mod features;
+mod style;
+
+pub(super) use args_in_key::read_back;
+pub(super) use explain::{keys_given, plausible_keys};
+pub(super) use features::Features;
+
+use super::ids::*;
+use crate::json::{dumps_str, NumberModel, Object, Value};
+use features::Numbers;
+use style::KeyStyle;
+
+/// One way of writing a key differently from RULINGS B1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Departure {
+    /// Not `name + "(" + args + ")"`.
+    Frame(&'static str, &'static str),
+    NameQuoted,
+    NameEscaped,
+    Separators(&'static str, &'static str),
+    KeysInInsertionOrder,
+    KeysSortedAtTopOnly,
+    ListsSorted,
+    NotAscii,
+    UppercaseHex,
+    PythonLiterals,
+    /// Numbers as `JSON.stringify` writes them: `1.0` as `1`, and the infinities and NaN
+    /// as `null`.
+    OneNumberType,
+    /// Under `float64`: numbers as Python's `json.dumps` writes the literals (`1.0` stays
+    /// `1.0`), as if the runtime could tell `1` from `1.0`.
+    PythonNumbers,
+    /// Under `float64`: every number as Python's `repr` of a float writes the double (`1`
+    /// and `1.0` both as `1.0`, `1e16` as `1e+16`), as if a double were a Python float.
+    PythonFloats,
+    AbsentArgsNull,
+    AbsentArgsEmpty,
+    /// Found by reading the key back: the args it holds differ from the call's only in
+    /// numbers (the requirement says which kind) or only in the order of keys somewhere.
+    ReadBack(&'static str),
+}
+
+impl Departure {
+    /// The requirements a departure breaks, given the call's args as written (a spelling of
+    /// numbers breaks only the number rules whose numbers it changes: a float's rule when
+    /// it changes a literal with a fraction or exponent, an integer's when it changes an
+    /// integer literal).
+    pub(super) fn requirements(
+        self,
+        model: NumberModel,
+        args: Option<&Object>,
+    ) -> Vec<&'static str> {
+        match self {
+            Departure::Frame(..) | Departure::Separators(..) => vec![DEDUP_KEY_FORMAT],
+            Departure::NameQuoted | Departure::NameEscaped => vec![DEDUP_NAME_VERBATIM],
+            Departure::KeysInInsertionOrder | Departure::KeysSortedAtTopOnly => {
+                vec![DEDUP_KEY_ORDER]
+            }
+            Departure::ListsSorted => vec![DEDUP_KEY_LIST_ORDER],
+            Departure::NotAscii | Departure::UppercaseHex => vec![DEDUP_KEY_ASCII],
+            Departure::PythonLiterals => vec![DEDUP_KEY_LITERALS],
+            Departure::AbsentArgsNull | Departure::AbsentArgsEmpty => vec![DEDUP_KEY_ARGS_DEFAULT],
+            Departure::ReadBack(requirement) => vec![requirement],
+            Departure::OneNumberType if model == NumberModel::Python => {
+                let mut numbers = Numbers::default();
+                if let Some(args) = args {
+                    args.values().for_each(|v| numbers.visit(v));
+                }
+                let mut broken = Vec::new();
+                if numbers.float_differs {
+                    broken.push(DEDUP_NUMBER_FLOAT);
+                }
+                if numbers.int_differs {
+                    broken.push(DEDUP_NUMBER_INT);
+                }
+                if numbers.infinite {
+                    broken.push(DEDUP_NUMBER_OVERFLOW);
+                }
+                broken
+            }
+            Departure::OneNumberType | Departure::PythonNumbers | Departure::PythonFloats => {
+                let canonical = KeyStyle::canonical(model);
+                let departed = canonical.with(self);
+                let mut broken = Vec::new();
+                if let Some(args) = args {
+                    args.values()
+                        .for_each(|v| respelled(model, v, canonical, departed, &mut broken));
+                }
+                broken
+            }
+        }
+    }
+
+    pub(super) fn describe(self, model: NumberModel) -> String {
+        match self {
+            Departure::Frame(open, close) => format!(
+                "the key is not name + \"(\" + args + \")\" but name + {} + args + {}",
+                dumps_str(open),
+                dumps_str(close)
+            ),
+            Departure::NameQuoted => "the name is written as a JSON string, quoted".into(),
+            Departure::NameEscaped => "the name is escaped instead of inserted verbatim".into(),
+            Departure::Separators(item, key) => format!(
+                "the separators are {} and {}, not json.dumps's default \", \" and \": \"",
+                dumps_str(item),
+                dumps_str(key)
+            ),
+            Departure::KeysInInsertionOrder => {
+                "the object keys are in the order given, not sorted by code point".into()
+            }
+            Departure::KeysSortedAtTopOnly => {
+                "only the top-level keys are sorted, not the keys of nested objects".into()
+            }
+            Departure::ListsSorted => "lists were reordered; they must keep their order".into(),
+            Departure::NotAscii => {
+                "characters outside space..~ are written as themselves, not as \\uXXXX escapes"
+                    .into()
+            }
+            Departure::UppercaseHex => "the \\u escapes use uppercase hex digits".into(),
+            Departure::PythonLiterals => {
+                "true, false and null are written as Python's True, False and None".into()
+            }
+            Departure::OneNumberType if model == NumberModel::Float64 => {
+                "numbers are written as JSON.stringify writes them (Infinity and NaN as null), not as Number.prototype.toString does".into()
+            }
+            Departure::OneNumberType => {
+                "numbers are written as a runtime with one number type writes them (1.0 as 1)"
+                    .into()
+            }
+            Departure::PythonNumbers => {
+                "numbers are written as Python writes them (1.0 stays 1.0), but the implementation declared float64, where 1 and 1.0 are one number, written as ECMAScript writes it (1)".into()
+            }
+            Departure::PythonFloats => {
+                "numbers are written as Python writes a float (1 as 1.0, 1e16 as 1e+16), but the implementation declared float64, where a number is written as ECMAScript writes it (1, 10000000000000000)".into()
+            }
+            Departure::AbsentArgsNull => "a call without args is keyed with null, not {}".into(),
+            Departure::ReadBack(DEDUP_KEY_ORDER) => {
+                "read back, the key holds the call's args with keys in another order somewhere (not sorted by code point at every depth)".into()
+            }
+            Departure::ReadBack(DEDUP_NUMBER_INT | DEDUP_NUMBER_FLOAT)
+                if model == NumberModel::Float64 =>
+            {
+                "read back, the key holds a number of the call's written otherwise than ECMAScript writes it (the implementation declared float64: 1.0 and 1 are both written 1)".into()
+            }
+            Departure::ReadBack(DEDUP_NUMBER_INT) => {
+                "read back, the key holds an integer other than the call's: integers are written exactly, at any size".into()
+            }
+            Departure::ReadBack(_) => {
+                "read back, the key holds a number other than the call's: a float is written as its repr".into()
+            }
+            Departure::AbsentArgsEmpty => {
+                "a call without args is keyed with nothing between the parentheses, not {}".into()
+            }
+        }
+    }
+}
+
+/// The number rules a spelling of numbers breaks in `value` under `model`: for each
+/// number it writes otherwise than the canonical key does, the rule of its literal (a
+/// float's, an integer's, or, for a number whose double is not finite under `float64`, the
+/// overflow rule's).
+fn respelled(
+    model: NumberModel,
+    value: &Value,
+    canonical: KeyStyle,
+    departed: KeyStyle,
+    broken: &mut Vec<&'static str>,
+) {
+    let (double, literal_rule) = match value {
+        Value::Int(i) => (i.to_f64(), DEDUP_NUMBER_INT),
+        Value::Float(f) => (*f, DEDUP_NUMBER_FLOAT),
+        Value::List(items) => {
+            for item in items {
+                respelled(model, item, canonical, departed, broken);
+            }
+            return;
+        }
+        Value::Object(object) => {
+            for item in object.values() {
+                respelled(model, item, canonical, departed, broken);
+            }
+            return;
+        }
+        Value::Null | Value::Bool(_) | Value::Str(_) => return,
+    };
+    if canonical.number(value) == departed.number(value) {
+        return;
+    }
+    let rule = if model == NumberModel::Float64 && !double.is_finite() {
+        DEDUP_NUMBER_OVERFLOW
+    } else {
+        literal_rule
+    };
+    if !broken.contains(&rule) {
+        broken.push(rule);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+    use crate::reference::DedupCall;
+
+    fn call(name: &str, args: &str) -> DedupCall {
+        DedupCall {
+            name: name.into(),
+            args: parse(args).unwrap().as_object().cloned(),
+        }
+    }
+
+    fn explain(call: &DedupCall, key: &str) -> Option<Vec<Departure>> {
+        let plausible = plausible_keys(
+            NumberModel::Python,
+            call,
+            &Features::of(NumberModel::Python, call.args.as_ref()),
+        );
+        let entries = std::collections::HashSet::from([key]);
+        keys_given(&[plausible.as_slice()], &entries)[0]
+            .clone()
+            .map(|(_, d)| d)
+    }
+
+    #[test]
+    fn one_keying_function_explains_the_batch() {
+        let calls = [
+            call("f", r#"{"a": 1, "b": 2}"#),
+            call("f", r#"{"b": 2, "a": 1}"#),
+        ];
+        let plausible: Vec<_> = calls
+            .iter()
+            .map(|c| {
+                plausible_keys(
+                    NumberModel::Python,
+                    c,
+                    &Features::of(NumberModel::Python, c.args.as_ref()),
+                )
+            })
+            .collect();
+        let entries =
+            std::collections::HashSet::from([r#"f({"a": 1, "b": 2})"#, r#"f({"b": 2, "a": 1})"#]);
+        let plausible: Vec<&[_]> = plausible.iter().map(Vec::as_slice).collect();
+        let given = keys_given(&plausible, &entries);
+        assert_eq!(given[0].as_ref().unwrap().0, r#"f({"a": 1, "b": 2})"#);
+        assert_eq!(given[1].as_ref().unwrap().0, r#"f({"b": 2, "a": 1})"#);
+        assert_eq!(
+            given[1].as_ref().unwrap().1,
+            vec![Departure::KeysInInsertionOrder]
+        );
+    }
+
+    #[test]
+    fn departures_are_found_and_named() {
+        let c = call("f", r#"{"b": 1.0, "a": "é"}"#);
+        assert_eq!(explain(&c, r#"f({"a": "\u00e9", "b": 1.0})"#), Some(vec![]));
+        assert_eq!(
+            explain(&c, r#"f({"b": 1.0, "a": "\u00e9"})"#),
+            Some(vec![Departure::KeysInInsertionOrder])
+        );
+        assert_eq!(
+            explain(&c, r#"f({"a":"\u00e9","b":1.0})"#),
+            Some(vec![Departure::Separators(",", ":")])
+        );
+        assert_eq!(
+            explain(&c, r#"f({"a": "é", "b": 1})"#),
+            Some(vec![Departure::NotAscii, Departure::OneNumberType])
+        );
+        assert_eq!(explain(&c, "nothing like it"), None);
+        assert_eq!(
+            Departure::OneNumberType.requirements(NumberModel::Python, c.args.as_ref()),
+            vec![DEDUP_NUMBER_FLOAT]
+        );
+    }
+
+    #[test]
+    fn absent_args_and_names() {
+        let c = DedupCall {
+            name: "a\"b".into(),
+            args: None,
+        };
+        assert_eq!(explain(&c, "a\"b({})"), Some(vec![]));
+        assert_eq!(
+            explain(&c, "a\"b(null)"),
+            Some(vec![Departure::AbsentArgsNull])
+        );
+        assert_eq!(
+            explain(&c, "a\\\"b({})"),
+            Some(vec![Departure::NameEscaped])
+        );
+    }
+
+    #[test]
+    fn a_key_holding_other_short_numbers_is_not_read_as_the_calls() {
+        // 2 is not 1.0 respelled: numbers of few digits are near only when their digits are.
+        let c = call("f", r#"{"xs": [2, 1]}"#);
+        for model in [NumberModel::Python, NumberModel::Float64] {
+            assert_eq!(read_back(model, &c, r#"f({"xs": [1.0, 2.0]})"#), None);
+            assert_eq!(read_back(model, &c, r#"f({"xs": [3, 1]})"#), None);
+        }
+        assert_eq!(
+            read_back(NumberModel::Python, &c, r#"f({"xs": [2.0, 1.0]})"#),
+            Some(Departure::ReadBack(DEDUP_NUMBER_INT))
+        );
+        // 0.30000000000000004 written with fewer digits is still the call's.
+        let c = call("f", r#"{"a": 0.30000000000000004}"#);
+        assert_eq!(
+            read_back(NumberModel::Python, &c, r#"f({"a": 0.3})"#),
+            Some(Departure::ReadBack(DEDUP_NUMBER_FLOAT))
+        );
+    }
+}
