@@ -26,7 +26,7 @@ pub use parse::{list_member, parse, parse_item, ListMember, ParseError};
 pub(crate) use serde_glue::deserialize_tagged;
 pub use serde_glue::{
     from_file, from_value, from_value_owned, read_regular_file, tagged_deserialize, to_serde_json,
-    NoFields, ShapeError, Tagged, MAX_INPUT_FILE_BYTES,
+    FileError, NoFields, ShapeError, Tagged, MAX_INPUT_FILE_BYTES,
 };
 pub use text::{Key, Text};
 pub use to_value::{to_value, try_to_value, ToValueError};
