@@ -1,0 +1,38 @@
+//! Generated `execute_tool_calls` inputs: batches of calls with and without limits.
+
+use super::super::calls::{exec_calls, long_exec_batch, max_parallel};
+use super::{batch_count, hold_in_flight, latency, racing_exec_calls, GeneratedInput};
+use crate::json::Value;
+use crate::spec::dispatch_table_for;
+use crate::spec::Dispatch;
+use proptest::prelude::*;
+
+/// A short batch with any limit, or (one in sixteen) a batch of hundreds of calls.
+pub(super) fn exec_batch() -> impl Strategy<Value = (Value, Option<u64>)> {
+    let short = exec_calls(8).prop_flat_map(|calls| {
+        let len = calls.as_list().map_or(0, <[Value]>::len);
+        (Just(calls), max_parallel(len))
+    });
+    prop_oneof![15 => short, 1 => long_exec_batch()]
+}
+
+/// Random `execute_tool_calls` cases against the sandbox; with latency, the sandbox's
+/// answers are served as scripts that wait.
+pub fn exec_input() -> impl Strategy<Value = GeneratedInput> {
+    (
+        batch_count().prop_flat_map(|n| prop::collection::vec(exec_batch(), n)),
+        latency(20),
+    )
+        .prop_map(|(batches, latency_ms)| {
+            let racing = racing_exec_calls(&batches);
+            let dispatch = if latency_ms == 0 || racing.is_empty() {
+                Dispatch::Sandbox
+            } else {
+                let mut tools =
+                    dispatch_table_for(&Dispatch::Sandbox, batches.iter().map(|(calls, _)| calls));
+                hold_in_flight(&mut tools, &racing, latency_ms);
+                Dispatch::Scripted { tools }
+            };
+            GeneratedInput::Exec { dispatch, batches }
+        })
+}
