@@ -353,4 +353,51 @@ mod tests {
         // The results folder alone holds no submission.
         assert!(discover(std::slice::from_ref(&grades), &grades).is_err());
     }
+
+    #[rstest::rstest]
+    #[case::words(r#"{"cmd": ["./run.sh", "--fast"]}"#, Ok(&["./run.sh", "--fast"][..]))]
+    #[case::a_string(r#"{"cmd": "./run.sh"}"#, Err("expected a sequence"))]
+    #[case::unknown_field(r#"{"cmd": ["a"], "env": {}}"#, Err("unknown field `env`"))]
+    #[case::no_cmd("{}", Err("missing field `cmd`"))]
+    #[case::empty(r#"{"cmd": []}"#, Err("`cmd` is empty"))]
+    #[case::empty_program(r#"{"cmd": [""]}"#, Err("empty program"))]
+    #[case::not_json("cmd = ./run.sh", Err("expected"))]
+    fn manifests_are_read_strictly(#[case] text: &str, #[case] expected: Result<&[&str], &str>) {
+        let class = tempfile::tempdir().unwrap();
+        let folder = class.path().join("alice");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join(MANIFEST), text).unwrap();
+        std::fs::write(folder.join("run.sh"), "").unwrap();
+        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        assert_eq!(names(&found), ["alice"]);
+        match expected {
+            Ok(cmd) => {
+                let manifest = Manifest {
+                    cmd: cmd.iter().map(|w| w.to_string()).collect(),
+                };
+                assert_eq!(found[0].kind, Some(Kind::Command(manifest)));
+                assert_eq!(found[0].refused, None);
+            }
+            Err(reason) => {
+                let refused = found[0].refused.as_deref().unwrap();
+                assert!(refused.starts_with("parcall.json: "), "{refused}");
+                assert!(refused.contains(reason), "{refused}");
+                assert_eq!(found[0].kind, None);
+            }
+        }
+    }
+
+    #[test]
+    fn javascript_modules_are_submissions() {
+        let class = tempfile::tempdir().unwrap();
+        for file in ["a.mjs", "b.cjs", "c.js", "d.py", "notes.txt"] {
+            std::fs::write(class.path().join(file), "").unwrap();
+        }
+        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        assert_eq!(names(&found), ["a", "b", "c", "d"]);
+        let kinds: Vec<_> = found.iter().map(|s| s.kind.clone()).collect();
+        let js = Some(Kind::Module(Language::JavaScript));
+        let py = Some(Kind::Module(Language::Python));
+        assert_eq!(kinds, [js.clone(), js.clone(), js, py]);
+    }
 }

@@ -461,3 +461,54 @@ fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sandbox asks the subject's builder for the launch `check` would run, with the
+    /// adapter in the submission's private copy, and only wraps it: its command ends with
+    /// the builder's, unchanged.
+    #[test]
+    fn a_submission_runs_the_subjects_launch_inside_the_wrap() {
+        let class = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            processes: Some(64),
+            ..Limits::default()
+        };
+        let interpreters = Interpreters {
+            python: "python3".into(),
+            node: "node".into(),
+        };
+        let sandbox = Sandbox::new(vec![], interpreters, limits).unwrap();
+        for (file, language, interpreter) in [
+            ("alice.py", Language::Python, "python3"),
+            ("bob.mjs", Language::JavaScript, "node"),
+        ] {
+            let module = class.path().join(file);
+            std::fs::write(&module, "").unwrap();
+            let submission = Submission {
+                name: file.into(),
+                source: module.clone(),
+                module,
+                kind: Some(Kind::Module(language)),
+                refused: None,
+            };
+            let slot = usize::from(language == Language::JavaScript) + 1;
+            let prepared = sandbox.prepare(slot, &submission).unwrap();
+            let home = PathBuf::from(&prepared.launch.env[1].1);
+            let built = language.module(
+                OsStr::new(interpreter),
+                &home.join(adapter_file(language)),
+                &home.join(file),
+                limits,
+            );
+            let line = launch::command_line(&prepared.launch);
+            assert!(
+                line.ends_with(&launch::command_line(&built)),
+                "{line:?} does not end with {built:?}"
+            );
+            assert!(prepared.launch.clear_env);
+        }
+    }
+}
