@@ -327,19 +327,29 @@ pub fn doctor() -> anyhow::Result<i32> {
         let mark = if p.active { "active  " } else { "INACTIVE" };
         writeln!(out, "  {mark}  {}: {}", p.name, p.detail)?;
     }
-    // Submissions run with a scrubbed PATH, so `--python python3` may name another
-    // interpreter than the one on this shell's PATH (and one the submission uid can read).
-    let version = std::process::Command::new("python3")
+    // Submissions run with a scrubbed PATH, so `--python python3` (or `--node node`) may
+    // name another interpreter than the one on this shell's PATH (and one the submission
+    // uid can read).
+    let path = crate::grade::sandbox::SANDBOX_PATH;
+    for (program, flag) in [("python3", "--python"), ("node", "--node")] {
+        match sandbox_version(program) {
+            Some(version) => {
+                writeln!(out, "submissions run `{program}` from PATH={path}: {version}")?
+            }
+            None => writeln!(out, "no `{program}` on PATH={path}: pass {flag} with an absolute path the submissions' uid can read")?,
+        }
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// What `PROGRAM --version` says on the submissions' PATH, if it runs there.
+fn sandbox_version(program: &str) -> Option<String> {
+    std::process::Command::new(program)
         .arg("--version")
         .env_clear()
         .env("PATH", crate::grade::sandbox::SANDBOX_PATH)
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    match version {
-        Some(version) => writeln!(out, "submissions run `python3` from PATH={}: {version}", crate::grade::sandbox::SANDBOX_PATH)?,
-        None => writeln!(out, "no `python3` on PATH={}: pass --python with an absolute path the submissions' uid can read", crate::grade::sandbox::SANDBOX_PATH)?,
-    }
-    Ok(exit::SUCCESS)
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
 }
