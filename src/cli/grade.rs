@@ -5,8 +5,8 @@ use crate::grade::{
     self, escape, formats,
     out::OutDir,
     rubric::Rubric,
-    sandbox::{Capabilities, Sandbox},
-    Grading,
+    sandbox::{Capabilities, Interpreters, Sandbox, SandboxError},
+    DiscoverError, Grading,
 };
 use crate::process::Limits;
 use crate::runner::Settings;
@@ -15,6 +15,35 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
+
+/// Why a class could not be graded at all: the teacher's input or the machine, never a
+/// student's submission (those are graded 0 with the reason in their results).
+#[derive(Debug, thiserror::Error)]
+enum GradeError {
+    #[error("{0}")]
+    Spec(#[from] crate::spec::SpecError),
+    #[error("{0}")]
+    Rubric(String),
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    #[error("--shard {0}: expected I/N with 1 <= I <= N, like 2/8")]
+    Shard(String),
+    #[error("{}: no such file or folder ({source})", .path.display())]
+    Missing {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot create: {source}", .path.display())]
+    Out {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The canary's own message: what it tried and what to check.
+    #[error("{0}")]
+    Canary(String),
+}
 
 fn limits(args: &GradeArgs) -> Limits {
     Limits {
@@ -36,46 +65,45 @@ pub fn run(args: GradeArgs) -> anyhow::Result<i32> {
     }
 }
 
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+fn parse_shard(text: &str) -> Result<(usize, usize), GradeError> {
     let parsed = text
         .split_once('/')
         .and_then(|(i, n)| Some((i.trim().parse().ok()?, n.trim().parse().ok()?)));
     match parsed {
         Some((i, n)) if n >= 1 && (1..=n).contains(&i) => Ok((i, n)),
-        _ => Err(format!(
-            "--shard {text}: expected I/N with 1 <= I <= N, like 2/8"
-        )),
+        _ => Err(GradeError::Shard(text.to_owned())),
     }
 }
 
 /// The folders submissions must not see: every class folder (a single file's folder) and
 /// the results, canonical so a bare `alice.py` still hides its folder.
-fn hidden_paths(args: &GradeArgs) -> Result<Vec<PathBuf>, String> {
+fn hidden_paths(args: &GradeArgs) -> Result<Vec<PathBuf>, GradeError> {
+    let missing = |path: &PathBuf| {
+        let path = path.clone();
+        move |source| GradeError::Missing { path, source }
+    };
     let mut hidden = Vec::new();
     for path in &args.paths {
-        let path = std::fs::canonicalize(path)
-            .map_err(|e| format!("{}: no such file or folder ({e})", path.display()))?;
+        let path = std::fs::canonicalize(path).map_err(missing(path))?;
         if path.is_dir() {
             hidden.push(path);
         } else if let Some(parent) = path.parent() {
             hidden.push(parent.to_owned());
         }
     }
-    hidden.push(
-        std::fs::canonicalize(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?,
-    );
+    hidden.push(std::fs::canonicalize(&args.out).map_err(missing(&args.out))?);
     Ok(hidden)
 }
 
-fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
-    let spec = args.spec.load().map_err(|e| e.to_string())?;
+fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
+    let spec = args.spec.load()?;
     let functions: Vec<Function> = if args.function.is_empty() {
         Function::ALL.to_vec()
     } else {
         args.function.clone()
     };
     let rubric = match &args.rubric {
-        Some(path) => Rubric::load(path, &spec, &functions)?,
+        Some(path) => Rubric::load(path, &spec, &functions).map_err(GradeError::Rubric)?,
         None => Rubric::default_for(&spec, &functions),
     };
     let mut submissions = grade::discover(&args.paths, &args.out)?;
@@ -87,14 +115,20 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         }
         None => String::new(),
     };
-    let out = OutDir::create(&args.out)
-        .map_err(|e| format!("{}: cannot create: {e}", args.out.display()))?;
+    let out = OutDir::create(&args.out).map_err(|source| GradeError::Out {
+        path: args.out.clone(),
+        source,
+    })?;
     let seed = args.seed.unwrap_or_else(super::check::fresh_seed);
     let mut hidden = hidden_paths(args)?;
     if let Some(spec_dir) = &args.spec.spec {
         hidden.push(spec_dir.clone());
     }
-    let sandbox = Sandbox::new(hidden, args.python.clone(), limits(args))?;
+    let interpreters = Interpreters {
+        python: args.python.clone(),
+        node: args.node.clone(),
+    };
+    let sandbox = Sandbox::new(hidden, interpreters, limits(args))?;
     let mut grading = Grading {
         spec: &spec,
         functions,
@@ -120,7 +154,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         (drawn, canary)
     });
-    canary?;
+    canary.map_err(GradeError::Canary)?;
     grading.drawn = drawn;
     let jobs = args
         .jobs
@@ -293,19 +327,29 @@ pub fn doctor() -> anyhow::Result<i32> {
         let mark = if p.active { "active  " } else { "INACTIVE" };
         writeln!(out, "  {mark}  {}: {}", p.name, p.detail)?;
     }
-    // Submissions run with a scrubbed PATH, so `--python python3` may name another
-    // interpreter than the one on this shell's PATH (and one the submission uid can read).
-    let version = std::process::Command::new("python3")
+    // Submissions run with a scrubbed PATH, so `--python python3` (or `--node node`) may
+    // name another interpreter than the one on this shell's PATH (and one the submission
+    // uid can read).
+    let path = crate::grade::sandbox::SANDBOX_PATH;
+    for (program, flag) in [("python3", "--python"), ("node", "--node")] {
+        match sandbox_version(program) {
+            Some(version) => {
+                writeln!(out, "submissions run `{program}` from PATH={path}: {version}")?
+            }
+            None => writeln!(out, "no `{program}` on PATH={path}: pass {flag} with an absolute path the submissions' uid can read")?,
+        }
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// What `PROGRAM --version` says on the submissions' PATH, if it runs there.
+fn sandbox_version(program: &str) -> Option<String> {
+    std::process::Command::new(program)
         .arg("--version")
         .env_clear()
         .env("PATH", crate::grade::sandbox::SANDBOX_PATH)
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    match version {
-        Some(version) => writeln!(out, "submissions run `python3` from PATH={}: {version}", crate::grade::sandbox::SANDBOX_PATH)?,
-        None => writeln!(out, "no `python3` on PATH={}: pass --python with an absolute path the submissions' uid can read", crate::grade::sandbox::SANDBOX_PATH)?,
-    }
-    Ok(exit::SUCCESS)
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
 }

@@ -64,7 +64,8 @@ pub struct ReferenceArgs {
 /// `parcall grade`.
 #[derive(Debug, clap::Args)]
 pub struct GradeArgs {
-    /// Submissions: `.py` files, folders holding one module, or class folders of them.
+    /// Submissions: modules (`.py`, `.mjs`, `.cjs`, `.js`), folders holding one module or a
+    /// `parcall.json` manifest (`{"cmd": ["PROGRAM", "ARG", ...]}`), or class folders of them.
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
     /// Where results go: a folder per submission (gradescope.json, exercism.json,
@@ -90,9 +91,12 @@ pub struct GradeArgs {
     /// --seed so every shard uses the same hidden cases.
     #[arg(long, value_name = "I/N", requires = "seed")]
     pub shard: Option<String>,
-    /// The Python interpreter.
+    /// The Python interpreter for `.py` submissions.
     #[arg(long, value_name = "PATH", default_value = "python3")]
     pub python: std::ffi::OsString,
+    /// Node (20+) for `.mjs`, `.cjs` and `.js` submissions.
+    #[arg(long, value_name = "PATH", default_value = "node")]
+    pub node: std::ffi::OsString,
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take.

@@ -3,33 +3,93 @@
 //! inside a class folder is the students' and is never followed: a link, a FIFO or a folder
 //! of the wrong shape becomes a refused submission with the reason, not an error that stops
 //! the whole class.
+//!
+//! A module is a Python one (`.py`) or a JavaScript one (`.mjs`, `.cjs`, `.js`), as
+//! `parcall check` takes them. A folder holding a manifest, `parcall.json`, is a program
+//! that speaks the protocol itself: `{"cmd": ["PROGRAM", "ARG", ...]}`, run in its folder.
 
+use crate::subject::launch::Language;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
-/// One student's work: a module, alone or in a folder of its own.
+/// The manifest of a submission that is a program of its own.
+pub const MANIFEST: &str = "parcall.json";
+
+/// A manifest larger than this is refused unread.
+const MANIFEST_BYTES: u64 = 4096;
+
+/// One student's work: a module, alone or in a folder of its own, or a folder with a manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Submission {
     /// Unique in the class: the file stem or the folder name.
     pub name: String,
     /// What is copied into the sandbox: the file, or the folder (canonical).
     pub source: PathBuf,
-    /// The module to load.
+    /// The module to load (the manifest, for a program).
     pub module: PathBuf,
+    /// How it runs; `None` when it is refused.
+    pub kind: Option<Kind>,
     /// Why it is not graded, when it is refused at discovery.
     pub refused: Option<String>,
 }
 
-/// Finds the submissions in `paths`: a `.py` file is one; a folder holding exactly one
-/// `.py` file and no sub-folder is one; any other folder is a class, whose `.py` entries
-/// and sub-folders are submissions, except the results folder `out`: a class graded twice
-/// into `class/grades` would otherwise grade its own last results as a student's.
-pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, String> {
+/// How a submission runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A module under its language's adapter.
+    Module(Language),
+    /// A program of its own, from its manifest, run in its folder.
+    Command(Manifest),
+}
+
+/// `parcall.json`: the command that starts the submission, program first, as a list of
+/// words (no shell reads it). A program named with a `/` is found from the submission's
+/// folder (`./run.sh`), a bare name on the sandbox's PATH (`node`, `python3`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub cmd: Vec<String>,
+}
+
+/// Why the submissions could not be found: the teacher's paths, not a student's work.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("{}: no such file or folder ({source})", .path.display())]
+    Missing {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a file or a folder", .path.display())]
+    NotAFileOrFolder { path: PathBuf },
+    #[error("{}: a submission is a Python module (.py), a JavaScript module (.mjs, .cjs, .js) or a folder holding one or a `parcall.json`", .path.display())]
+    NotAModule { path: PathBuf },
+    #[error("two submissions are named `{name}`: {} and {}", .first.display(), .second.display())]
+    SameName {
+        name: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error("{}: cannot list: {source}", .path.display())]
+    Unlistable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no submission found (a submission is a .py, .mjs, .cjs or .js module, or a folder holding one or a `parcall.json`)")]
+    None,
+}
+
+/// Finds the submissions in `paths`: a module file is one; a folder holding a manifest, or
+/// exactly one module and no sub-folder, is one; any other folder is a class, whose module
+/// entries and sub-folders are submissions, except the results folder `out`: a class graded
+/// twice into `class/grades` would otherwise grade its own last results as a student's.
+pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, DiscoverError> {
     let results = Results::of(out);
     let mut found = Vec::new();
     for path in paths {
-        let path = std::fs::canonicalize(path)
-            .map_err(|e| format!("{}: no such file or folder ({e})", path.display()))?;
+        let path = std::fs::canonicalize(path).map_err(|source| DiscoverError::Missing {
+            path: path.clone(),
+            source,
+        })?;
         // `class/*` names the results folder too when it sits in the class: walked as a
         // class, it holds nothing but its own `submissions`, which is left out.
         if results.is_submissions(&path) {
@@ -43,24 +103,21 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, String
                 None => found.extend(class(&path, &results)?),
             }
         } else {
-            return Err(format!("{}: not a file or a folder", path.display()));
+            return Err(DiscoverError::NotAFileOrFolder { path });
         }
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
     for pair in found.windows(2) {
         if pair[0].name == pair[1].name {
-            return Err(format!(
-                "two submissions are named `{}`: {} and {}",
-                super::escape::terminal(&pair[0].name),
-                pair[0].source.display(),
-                pair[1].source.display()
-            ));
+            return Err(DiscoverError::SameName {
+                name: super::escape::terminal(&pair[0].name),
+                first: pair[0].source.clone(),
+                second: pair[1].source.clone(),
+            });
         }
     }
     if found.is_empty() {
-        return Err(
-            "no submission found (a submission is a .py file or a folder holding one)".into(),
-        );
+        return Err(DiscoverError::None);
     }
     Ok(found)
 }
@@ -73,29 +130,32 @@ fn stem(path: &Path) -> String {
 }
 
 fn is_module(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "py")
+    Language::of(path).is_some()
 }
 
-fn file_submission(path: &Path) -> Result<Submission, String> {
-    if !is_module(path) {
-        return Err(format!(
-            "{}: a submission is a Python module (.py)",
-            path.display()
-        ));
-    }
+fn file_submission(path: &Path) -> Result<Submission, DiscoverError> {
+    let Some(language) = Language::of(path) else {
+        return Err(DiscoverError::NotAModule {
+            path: path.to_owned(),
+        });
+    };
     Ok(Submission {
         name: stem(path),
         source: path.to_owned(),
         module: path.to_owned(),
+        kind: Some(Kind::Module(language)),
         refused: None,
     })
 }
 
 /// The entries of `dir` with their own type (a link is a link, not what it points to),
 /// hidden files and caches left out.
-fn entries(dir: &Path) -> Result<Vec<(PathBuf, FileType)>, String> {
+fn entries(dir: &Path) -> Result<Vec<(PathBuf, FileType)>, DiscoverError> {
     let mut entries: Vec<(PathBuf, FileType)> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot list: {e}", dir.display()))?
+        .map_err(|source| DiscoverError::Unlistable {
+            path: dir.to_owned(),
+            source,
+        })?
         .filter_map(Result::ok)
         .filter(|e| {
             let name = e.file_name();
@@ -107,8 +167,26 @@ fn entries(dir: &Path) -> Result<Vec<(PathBuf, FileType)>, String> {
     Ok(entries)
 }
 
-fn folder_submission(dir: &Path) -> Result<Option<Submission>, String> {
+fn folder_submission(dir: &Path) -> Result<Option<Submission>, DiscoverError> {
     let entries = entries(dir)?;
+    let folder_name = || {
+        dir.file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    };
+    if let Some((manifest, _)) = entries.iter().find(|(p, _)| p.ends_with(MANIFEST)) {
+        let mut submission = refused(dir, folder_name(), String::new());
+        submission.module = manifest.clone();
+        match read_manifest(manifest) {
+            Ok(read) => {
+                submission.kind = Some(Kind::Command(read));
+                submission.refused = None;
+            }
+            Err(reason) => submission.refused = Some(format!("{MANIFEST}: {reason}")),
+        }
+        return Ok(Some(submission));
+    }
     // By name: whether a module is a regular file is the copy's to check (and refuse).
     let modules: Vec<&PathBuf> = entries
         .iter()
@@ -123,6 +201,7 @@ fn folder_submission(dir: &Path) -> Result<Option<Submission>, String> {
             name,
             source: dir.to_owned(),
             module: modules[0].clone(),
+            kind: Language::of(modules[0]).map(Kind::Module),
             refused: None,
         }));
     }
@@ -134,7 +213,32 @@ fn refused(path: &Path, name: String, reason: String) -> Submission {
         name,
         source: path.to_owned(),
         module: path.to_owned(),
+        kind: None,
         refused: Some(reason),
+    }
+}
+
+/// The manifest at `path`, strictly: a regular file (no link), small, exactly the fields
+/// of [`Manifest`], a command with a program. The error is the student's reason.
+fn read_manifest(path: &Path) -> Result<Manifest, String> {
+    let metadata = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !metadata.is_file() {
+        return Err("not a regular file: submit the manifest itself".into());
+    }
+    if metadata.len() > MANIFEST_BYTES {
+        return Err(format!("larger than {MANIFEST_BYTES} bytes"));
+    }
+    let text = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
+        format!("{e}; expected {{\"cmd\": [\"PROGRAM\", \"ARG\", ...]}} and nothing else")
+    })?;
+    match manifest.cmd.first() {
+        None => Err("`cmd` is empty: name the program that speaks the protocol".into()),
+        Some(program) if program.is_empty() => Err("`cmd` names an empty program".into()),
+        Some(_) if manifest.cmd.iter().any(|w| w.contains('\0')) => {
+            Err("`cmd` holds a NUL character".into())
+        }
+        Some(_) => Ok(manifest),
     }
 }
 
@@ -160,7 +264,7 @@ impl Results {
     }
 }
 
-fn class(dir: &Path, results: &Results) -> Result<Vec<Submission>, String> {
+fn class(dir: &Path, results: &Results) -> Result<Vec<Submission>, DiscoverError> {
     let mut found = Vec::new();
     for (entry, kind) in entries(dir)? {
         // `dir` is canonical, so a folder inside it is named as canonicalize names it.
@@ -177,7 +281,9 @@ fn class(dir: &Path, results: &Results) -> Result<Vec<Submission>, String> {
                 refused(
                     &entry,
                     name,
-                    "a submission folder must hold exactly one .py module and no sub-folder".into(),
+                    "a submission folder must hold a `parcall.json`, or exactly one module \
+                     (.py, .mjs, .cjs, .js) and no sub-folder"
+                        .into(),
                 )
             }));
         } else if is_module(&entry) {
@@ -246,5 +352,52 @@ mod tests {
 
         // The results folder alone holds no submission.
         assert!(discover(std::slice::from_ref(&grades), &grades).is_err());
+    }
+
+    #[rstest::rstest]
+    #[case::words(r#"{"cmd": ["./run.sh", "--fast"]}"#, Ok(&["./run.sh", "--fast"][..]))]
+    #[case::a_string(r#"{"cmd": "./run.sh"}"#, Err("expected a sequence"))]
+    #[case::unknown_field(r#"{"cmd": ["a"], "env": {}}"#, Err("unknown field `env`"))]
+    #[case::no_cmd("{}", Err("missing field `cmd`"))]
+    #[case::empty(r#"{"cmd": []}"#, Err("`cmd` is empty"))]
+    #[case::empty_program(r#"{"cmd": [""]}"#, Err("empty program"))]
+    #[case::not_json("cmd = ./run.sh", Err("expected"))]
+    fn manifests_are_read_strictly(#[case] text: &str, #[case] expected: Result<&[&str], &str>) {
+        let class = tempfile::tempdir().unwrap();
+        let folder = class.path().join("alice");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join(MANIFEST), text).unwrap();
+        std::fs::write(folder.join("run.sh"), "").unwrap();
+        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        assert_eq!(names(&found), ["alice"]);
+        match expected {
+            Ok(cmd) => {
+                let manifest = Manifest {
+                    cmd: cmd.iter().map(|w| w.to_string()).collect(),
+                };
+                assert_eq!(found[0].kind, Some(Kind::Command(manifest)));
+                assert_eq!(found[0].refused, None);
+            }
+            Err(reason) => {
+                let refused = found[0].refused.as_deref().unwrap();
+                assert!(refused.starts_with("parcall.json: "), "{refused}");
+                assert!(refused.contains(reason), "{refused}");
+                assert_eq!(found[0].kind, None);
+            }
+        }
+    }
+
+    #[test]
+    fn javascript_modules_are_submissions() {
+        let class = tempfile::tempdir().unwrap();
+        for file in ["a.mjs", "b.cjs", "c.js", "d.py", "notes.txt"] {
+            std::fs::write(class.path().join(file), "").unwrap();
+        }
+        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        assert_eq!(names(&found), ["a", "b", "c", "d"]);
+        let kinds: Vec<_> = found.iter().map(|s| s.kind.clone()).collect();
+        let js = Some(Kind::Module(Language::JavaScript));
+        let py = Some(Kind::Module(Language::Python));
+        assert_eq!(kinds, [js.clone(), js.clone(), js, py]);
     }
 }

@@ -15,7 +15,7 @@ pub mod sandbox;
 pub mod uids;
 pub mod workspace;
 
-pub use discover::{discover, shard, Submission};
+pub use discover::{discover, shard, DiscoverError, Kind, Manifest, Submission, MANIFEST};
 
 use crate::fuzz;
 use crate::report::{Context, Report, Verdict};
@@ -111,11 +111,10 @@ impl Grading<'_> {
     /// Runs the canary (the smallest submission that starts) through the sandbox: when it
     /// cannot start, no submission could, and that is a set-up error, not a class of zeros.
     pub fn canary(&self) -> Result<(), String> {
-        let dir = self.sandbox.canary_source()?;
-        let module = dir.path().join("canary.py");
+        let (_dir, canary) = self.sandbox.canary().map_err(|e| e.to_string())?;
         let prepared = self
             .sandbox
-            .prepare(0, &module, &module)
+            .prepare(0, &canary)
             .map_err(|e| e.to_string())?;
         let plan = fuzz::CheckPlan {
             spec: self.spec,
@@ -150,10 +149,7 @@ impl Grading<'_> {
             .cloned()
             .collect();
         // Slot 0 is the canary's.
-        let prepared = match self
-            .sandbox
-            .prepare(index + 1, &submission.source, &submission.module)
-        {
+        let prepared = match self.sandbox.prepare(index + 1, submission) {
             Ok(prepared) => prepared,
             Err(PrepareError::Refused(refusal)) => {
                 return self.not_graded(submission, None, Some(refusal.to_string()), started)

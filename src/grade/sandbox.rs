@@ -7,13 +7,14 @@
 //! it, and its processes share one control group. `parcall doctor` reports which are active.
 
 use super::cgroup::{Group, RunGroups};
+use super::discover::{Kind, Submission};
 use super::intake::{self, Refusal};
 pub use super::protections::{Capabilities, Protection};
 use super::uids::{Lease, UidError};
 use super::workspace::{self, Workspace};
 use crate::process::{Launch, Limits};
-use crate::subject::adapters::PYTHON_ADAPTER;
-use std::ffi::OsString;
+use crate::subject::launch::{self, Language, Wrap};
+use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -36,8 +37,11 @@ pub const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// /run/lock), where namespaces allow a private filesystem.
 pub const SCRATCH_BYTES: u64 = 64 << 20;
 
-/// The file name the adapter has in a submission's folder.
-const ADAPTER: &str = ".parcall_adapter.py";
+/// The file name a language's adapter has in a submission's folder: hidden, so it is not
+/// taken for the student's own.
+fn adapter_file(language: Language) -> String {
+    format!(".{}", language.adapter().0)
+}
 
 /// Why a submission could not be made ready.
 #[derive(Debug, thiserror::Error)]
@@ -47,18 +51,44 @@ pub enum PrepareError {
     Refused(#[from] Refusal),
     /// parcall could not set the sandbox up: the run's fault.
     #[error("cannot prepare the sandbox: {0}")]
-    Setup(String),
+    Io(#[from] std::io::Error),
+    #[error("cannot prepare the sandbox: {0}")]
+    Uid(#[from] UidError),
+    /// Discovery refused it and it reached the sandbox all the same: parcall's mistake.
+    #[error("cannot prepare the sandbox: {name} was refused at discovery")]
+    NotRunnable { name: String },
 }
 
-impl From<std::io::Error> for PrepareError {
-    fn from(error: std::io::Error) -> PrepareError {
-        PrepareError::Setup(error.to_string())
-    }
+/// Why the sandbox of a run could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("cannot create the workspace in {}: {source}", .parent.display())]
+    Workspace {
+        parent: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot lease the submissions' uids: {0}")]
+    Uids(#[from] UidError),
+    #[error("cannot create the run's control group: {0}")]
+    ControlGroup(std::io::Error),
+    #[error("cannot write the canary to a temporary folder: {0}")]
+    Canary(std::io::Error),
 }
 
-impl From<UidError> for PrepareError {
-    fn from(error: UidError) -> PrepareError {
-        PrepareError::Setup(error.to_string())
+/// The interpreters submissions run under, as named on the command line (found on the
+/// sandbox's PATH when not a path).
+#[derive(Debug, Clone)]
+pub struct Interpreters {
+    pub python: OsString,
+    pub node: OsString,
+}
+
+impl Interpreters {
+    fn of(&self, language: Language) -> &OsStr {
+        match language {
+            Language::Python => &self.python,
+            Language::JavaScript => &self.node,
+        }
     }
 }
 
@@ -68,7 +98,7 @@ pub struct Sandbox {
     workspace: Workspace,
     /// Hidden from every submission (class folders, results, parcall's own files).
     hidden: Vec<PathBuf>,
-    python: OsString,
+    interpreters: Interpreters,
     limits: Limits,
     uids: Option<Lease>,
     cgroups: Option<RunGroups>,
@@ -126,17 +156,23 @@ const CANARY: &str = "def execute_tool_calls(calls, max_parallel=4):\n    return
 impl Sandbox {
     /// Sets up the run: removes what killed runs left, creates and locks the workspace,
     /// leases a block of uids and creates the run's control groups where available.
-    pub fn new(hidden: Vec<PathBuf>, python: OsString, limits: Limits) -> Result<Sandbox, String> {
+    pub fn new(
+        hidden: Vec<PathBuf>,
+        interpreters: Interpreters,
+        limits: Limits,
+    ) -> Result<Sandbox, SandboxError> {
         let capabilities = Capabilities::detect();
         let parent = workspace::parent(capabilities.root);
         let cgroups = capabilities.cgroups.as_ref().ok();
         for removed in workspace::sweep_abandoned(&parent, cgroups) {
             say!("parcall: removed {removed}, left by a run that was killed");
         }
-        let workspace = Workspace::create(&parent)
-            .map_err(|e| format!("cannot create the workspace in {}: {e}", parent.display()))?;
+        let workspace = Workspace::create(&parent).map_err(|source| SandboxError::Workspace {
+            parent: parent.clone(),
+            source,
+        })?;
         let uids = if capabilities.own_uid() {
-            Some(Lease::acquire(Path::new(super::uids::LEASE_DIR)).map_err(|e| e.to_string())?)
+            Some(Lease::acquire(Path::new(super::uids::LEASE_DIR))?)
         } else {
             None
         };
@@ -144,7 +180,7 @@ impl Sandbox {
             Some(cgroups) if capabilities.namespaces => Some(
                 cgroups
                     .create_run(&workspace.name())
-                    .map_err(|e| format!("cannot create the run's control group: {e}"))?,
+                    .map_err(SandboxError::ControlGroup)?,
             ),
             _ => None,
         };
@@ -167,28 +203,38 @@ impl Sandbox {
             capabilities,
             workspace,
             hidden,
-            python,
+            interpreters,
             limits,
             uids,
             cgroups: run_groups,
         })
     }
 
-    /// Starts the canary as a submission would be started (see `CANARY`).
-    pub fn canary_source(&self) -> Result<tempfile::TempDir, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        std::fs::write(dir.path().join("canary.py"), CANARY).map_err(|e| e.to_string())?;
-        Ok(dir)
+    /// The canary's folder (see `CANARY`) and the submission it is, started as a
+    /// submission would be.
+    pub fn canary(&self) -> Result<(tempfile::TempDir, Submission), SandboxError> {
+        let dir = tempfile::tempdir().map_err(SandboxError::Canary)?;
+        let module = dir.path().join("canary.py");
+        std::fs::write(&module, CANARY).map_err(SandboxError::Canary)?;
+        let submission = Submission {
+            name: "canary".into(),
+            source: module.clone(),
+            module,
+            kind: Some(Kind::Module(Language::Python)),
+            refused: None,
+        };
+        Ok((dir, submission))
     }
 
-    /// Copies the submission into a folder of its own and builds the command that runs it.
-    /// Slot 0 is the canary's; submission `index` takes slot `index + 1`.
-    pub fn prepare(
-        &self,
-        slot: usize,
-        source: &Path,
-        module: &Path,
-    ) -> Result<Prepared, PrepareError> {
+    /// Copies the submission into a folder of its own and builds the command that runs it:
+    /// the subject's own launch for its kind, with the adapter in the private copy, wrapped
+    /// in this sandbox. Slot 0 is the canary's; submission `index` takes slot `index + 1`.
+    pub fn prepare(&self, slot: usize, submission: &Submission) -> Result<Prepared, PrepareError> {
+        let Some(kind) = &submission.kind else {
+            return Err(PrepareError::NotRunnable {
+                name: submission.name.clone(),
+            });
+        };
         let folder = self.workspace.path().join(format!("submission-{slot}"));
         std::fs::create_dir(&folder)?;
         let mut prepared = Prepared {
@@ -211,29 +257,42 @@ impl Sandbox {
         std::fs::create_dir(&stage)?;
         std::fs::set_permissions(&stage, std::fs::Permissions::from_mode(0o700))?;
         std::fs::create_dir(&work)?;
-        intake::copy_in(source, &stage, intake::BOUNDS)?;
-        std::fs::write(stage.join(ADAPTER), PYTHON_ADAPTER)?;
-        let relative = if source.is_dir() {
-            module.strip_prefix(source).unwrap_or(module).to_owned()
-        } else {
-            PathBuf::from(module.file_name().unwrap_or_default())
-        };
-        let uid = match &self.uids {
-            Some(lease) => lease.uid(slot)?,
-            None => 0,
-        };
+        intake::copy_in(&submission.source, &stage, intake::BOUNDS)?;
         let home = if isolated {
             work.join("home")
         } else {
             stage.clone()
         };
-        let target: Vec<OsString> = vec![
-            self.python.clone(),
-            "-I".into(),
-            "-B".into(),
-            home.join(ADAPTER).into_os_string(),
-            home.join(relative).into_os_string(),
-        ];
+        let inner = match kind {
+            Kind::Module(language) => {
+                let (_, source) = language.adapter();
+                std::fs::write(stage.join(adapter_file(*language)), source)?;
+                let relative = if submission.source.is_dir() {
+                    let module = &submission.module;
+                    module
+                        .strip_prefix(&submission.source)
+                        .unwrap_or(module)
+                        .to_owned()
+                } else {
+                    PathBuf::from(submission.module.file_name().unwrap_or_default())
+                };
+                language.module(
+                    self.interpreters.of(*language),
+                    &home.join(adapter_file(*language)),
+                    &home.join(relative),
+                    self.limits,
+                )
+            }
+            Kind::Command(manifest) => {
+                let (program, args) = manifest.cmd.split_first().expect("a checked manifest");
+                let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+                launch::program(OsStr::new(program), &args, Some(home.clone()), self.limits)
+            }
+        };
+        let uid = match &self.uids {
+            Some(lease) => lease.uid(slot)?,
+            None => 0,
+        };
         if isolated {
             if let Some(groups) = &self.cgroups {
                 let memory = self.limits.memory_bytes.unwrap_or(u64::MAX);
@@ -241,49 +300,113 @@ impl Sandbox {
                 prepared.group = Some(groups.submission(slot, memory, pids)?);
             }
             std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
-            let procs = prepared
+        } else if self.capabilities.own_uid() {
+            chown_tree(&stage, uid)?;
+            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
+        }
+        let wrap = Wrapped {
+            sandbox: self,
+            uid,
+            procs: prepared
                 .group
                 .as_ref()
                 .map(Group::procs_files)
-                .unwrap_or_default();
-            let mut args: Vec<OsString> = NAMESPACES.iter().map(OsString::from).collect();
-            args.extend(["--", "sh", "-c", INSIDE, "parcall-sandbox"].map(OsString::from));
-            args.extend([uid.to_string().into(), SCRATCH_BYTES.to_string().into()]);
-            args.extend([stage.into_os_string(), work.into_os_string()]);
-            args.extend(procs.into_iter().map(PathBuf::into_os_string));
-            args.push("--".into());
-            args.extend(self.hidden.iter().map(|p| p.clone().into_os_string()));
-            args.push("--".into());
-            args.extend(target);
-            prepared.launch.program = "unshare".into();
-            prepared.launch.args = args;
-            prepared.launch.current_dir = Some(folder.clone());
-        } else {
-            if self.capabilities.own_uid() {
-                chown_tree(&stage, uid)?;
-                std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
-            }
-            let (program, args) = self.without_namespaces(target, uid);
-            prepared.launch.program = program;
-            prepared.launch.args = args;
-            prepared.launch.current_dir = Some(stage.clone());
-        }
-        let tmp: OsString = if isolated {
-            "/tmp".into()
-        } else {
-            home.clone().into_os_string()
+                .unwrap_or_default(),
+            folder,
+            stage,
+            work,
+            home,
+            isolated,
         };
-        prepared.launch.env = vec![
-            ("PATH".into(), SANDBOX_PATH.into()),
-            ("HOME".into(), home.into_os_string()),
-            ("TMPDIR".into(), tmp),
-            ("LANG".into(), "C.UTF-8".into()),
-        ];
+        prepared.launch = wrap.wrap(inner);
         Ok(prepared)
     }
 
-    fn without_namespaces(&self, target: Vec<OsString>, uid: u32) -> (OsString, Vec<OsString>) {
-        if self.capabilities.own_uid() {
+    /// Where this run's submissions ran, for the gradebook.
+    pub fn site(&self) -> RunSite {
+        RunSite {
+            workspace: self.workspace.path().to_owned(),
+            uids: self.uids.as_ref().map(Lease::block),
+        }
+    }
+}
+
+/// The sandbox around one submission's launch: in namespaces, `unshare` running `INSIDE`,
+/// which execs the launch's command under `setpriv`; without them, `setpriv` alone when
+/// submissions get uids of their own, else the command itself. Either way the environment
+/// is scrubbed to the sandbox's own and the folder is the submission's private copy.
+struct Wrapped<'a> {
+    sandbox: &'a Sandbox,
+    uid: u32,
+    procs: Vec<PathBuf>,
+    folder: PathBuf,
+    stage: PathBuf,
+    work: PathBuf,
+    home: PathBuf,
+    isolated: bool,
+}
+
+impl Wrap for Wrapped<'_> {
+    fn wrap(&self, inner: Launch) -> Launch {
+        let target = launch::command_line(&inner);
+        let (program, args, current_dir) = if self.isolated {
+            (
+                OsString::from("unshare"),
+                self.inside(target),
+                self.folder.clone(),
+            )
+        } else {
+            let (program, args) = self.without_namespaces(target);
+            (program, args, self.stage.clone())
+        };
+        let tmp: OsString = if self.isolated {
+            "/tmp".into()
+        } else {
+            self.home.clone().into_os_string()
+        };
+        Launch {
+            program,
+            args,
+            env: vec![
+                ("PATH".into(), SANDBOX_PATH.into()),
+                ("HOME".into(), self.home.clone().into_os_string()),
+                ("TMPDIR".into(), tmp),
+                ("LANG".into(), "C.UTF-8".into()),
+            ],
+            clear_env: true,
+            current_dir: Some(current_dir),
+            limits: inner.limits,
+        }
+    }
+}
+
+impl Wrapped<'_> {
+    /// `unshare NAMESPACES -- sh -c INSIDE parcall-sandbox UID SIZE STAGE WORK PROCS --
+    /// HIDDEN -- TARGET`.
+    fn inside(&self, target: Vec<OsString>) -> Vec<OsString> {
+        let mut args: Vec<OsString> = NAMESPACES.iter().map(OsString::from).collect();
+        args.extend(["--", "sh", "-c", INSIDE, "parcall-sandbox"].map(OsString::from));
+        args.extend([
+            self.uid.to_string().into(),
+            SCRATCH_BYTES.to_string().into(),
+        ]);
+        args.extend([self.stage.clone().into(), self.work.clone().into()]);
+        args.extend(self.procs.iter().map(|p| p.clone().into_os_string()));
+        args.push("--".into());
+        args.extend(
+            self.sandbox
+                .hidden
+                .iter()
+                .map(|p| p.clone().into_os_string()),
+        );
+        args.push("--".into());
+        args.extend(target);
+        args
+    }
+
+    fn without_namespaces(&self, target: Vec<OsString>) -> (OsString, Vec<OsString>) {
+        if self.sandbox.capabilities.own_uid() {
+            let uid = self.uid;
             let mut args: Vec<OsString> = vec![
                 format!("--reuid={uid}").into(),
                 format!("--regid={uid}").into(),
@@ -295,16 +418,8 @@ impl Sandbox {
             ("setpriv".into(), args)
         } else {
             let mut target = target.into_iter();
-            let program = target.next().expect("the interpreter");
+            let program = target.next().expect("the program");
             (program, target.collect())
-        }
-    }
-
-    /// Where this run's submissions ran, for the gradebook.
-    pub fn site(&self) -> RunSite {
-        RunSite {
-            workspace: self.workspace.path().to_owned(),
-            uids: self.uids.as_ref().map(Lease::block),
         }
     }
 }
@@ -345,4 +460,55 @@ fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sandbox asks the subject's builder for the launch `check` would run, with the
+    /// adapter in the submission's private copy, and only wraps it: its command ends with
+    /// the builder's, unchanged.
+    #[test]
+    fn a_submission_runs_the_subjects_launch_inside_the_wrap() {
+        let class = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            processes: Some(64),
+            ..Limits::default()
+        };
+        let interpreters = Interpreters {
+            python: "python3".into(),
+            node: "node".into(),
+        };
+        let sandbox = Sandbox::new(vec![], interpreters, limits).unwrap();
+        for (file, language, interpreter) in [
+            ("alice.py", Language::Python, "python3"),
+            ("bob.mjs", Language::JavaScript, "node"),
+        ] {
+            let module = class.path().join(file);
+            std::fs::write(&module, "").unwrap();
+            let submission = Submission {
+                name: file.into(),
+                source: module.clone(),
+                module,
+                kind: Some(Kind::Module(language)),
+                refused: None,
+            };
+            let slot = usize::from(language == Language::JavaScript) + 1;
+            let prepared = sandbox.prepare(slot, &submission).unwrap();
+            let home = PathBuf::from(&prepared.launch.env[1].1);
+            let built = language.module(
+                OsStr::new(interpreter),
+                &home.join(adapter_file(language)),
+                &home.join(file),
+                limits,
+            );
+            let line = launch::command_line(&prepared.launch);
+            assert!(
+                line.ends_with(&launch::command_line(&built)),
+                "{line:?} does not end with {built:?}"
+            );
+            assert!(prepared.launch.clear_env);
+        }
+    }
 }

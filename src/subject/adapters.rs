@@ -1,7 +1,10 @@
 //! Turning what the user names into a process that speaks the protocol: a Python module
-//! runs under the embedded Python adapter; `--cmd` runs any program as it is.
+//! runs under the embedded Python adapter, a JavaScript module under the Node adapter;
+//! `--cmd` runs any program as it is. The launches themselves are built by
+//! [`super::launch`], which `grade`'s sandbox uses too.
 
 use super::environment::EnvPolicy;
+use super::launch::{self, Language, Wrap};
 use crate::process::{contain, Containment, Launch, Limits};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -28,7 +31,7 @@ pub enum PrepareError {
     Program {
         flag: &'static str,
         program: String,
-        problem: String,
+        problem: &'static str,
     },
     #[error("{path}: not a regular file; name the module's file")]
     NotAFile { path: PathBuf },
@@ -57,7 +60,7 @@ impl Prepared {
             self.launch.env = env.select(std::env::vars_os());
         }
         self.containment = contain::detect();
-        self.launch = contain::wrap(&self.launch, &self.containment);
+        self.launch = self.containment.wrap(self.launch);
         self
     }
 }
@@ -66,10 +69,10 @@ impl Prepared {
 /// PATH), checked before anything runs: a missing interpreter is the user's set-up error,
 /// not a verdict on the implementation. `flag` names where it came from.
 pub fn resolve_program(name: &OsStr, flag: &'static str) -> Result<PathBuf, PrepareError> {
-    let problem = |problem: &str| PrepareError::Program {
+    let problem = |problem: &'static str| PrepareError::Program {
         flag,
         program: name.to_string_lossy().into_owned(),
-        problem: problem.to_owned(),
+        problem,
     };
     if name.is_empty() {
         return Err(problem("the program name is empty"));
@@ -111,13 +114,7 @@ pub fn python_module(
             path: path.to_owned(),
         });
     }
-    under_adapter(
-        path,
-        python,
-        &["-I", "-B"],
-        ("parcall_adapter.py", PYTHON_ADAPTER),
-        limits,
-    )
+    under_adapter(path, Language::Python, python, limits)
 }
 
 /// How to run a JavaScript module (ESM or CommonJS) under Node 20+.
@@ -134,22 +131,15 @@ pub fn javascript_module(
             path: path.to_owned(),
         });
     }
-    under_adapter(
-        path,
-        node,
-        &[],
-        ("parcall_adapter.mjs", JAVASCRIPT_ADAPTER),
-        limits,
-    )
+    under_adapter(path, Language::JavaScript, node, limits)
 }
 
-/// `INTERPRETER [FLAGS] ADAPTER MODULE`, with the embedded adapter written to a temporary
-/// folder that lives as long as the returned value.
+/// The module under its language's adapter (see [`Language::module`]), with the embedded
+/// adapter written to a temporary folder that lives as long as the returned value.
 fn under_adapter(
     path: &Path,
+    language: Language,
     interpreter: &OsString,
-    flags: &[&str],
-    (adapter_name, adapter_source): (&str, &str),
     limits: Limits,
 ) -> Result<Prepared, PrepareError> {
     if !path.exists() {
@@ -163,12 +153,8 @@ fn under_adapter(
             path: path.to_owned(),
         });
     }
-    let flag = if adapter_name.ends_with(".py") {
-        "--python"
-    } else {
-        "--node"
-    };
-    let interpreter = resolve_program(interpreter, flag)?;
+    let interpreter = resolve_program(interpreter, language.flag())?;
+    let (adapter_name, adapter_source) = language.adapter();
     remove_stale_dirs(ADAPTER_DIR_PREFIX);
     let dir = tempfile::Builder::new()
         .prefix(&format!("{ADAPTER_DIR_PREFIX}{}-", std::process::id()))
@@ -176,17 +162,8 @@ fn under_adapter(
     let adapter = dir.path().join(adapter_name);
     std::fs::write(&adapter, adapter_source)?;
     let module = std::path::absolute(path)?;
-    let mut args: Vec<OsString> = flags.iter().map(OsString::from).collect();
-    args.extend([adapter.into_os_string(), module.into_os_string()]);
     Ok(Prepared {
-        launch: Launch {
-            program: interpreter.into_os_string(),
-            args,
-            env: Vec::new(),
-            clear_env: false,
-            current_dir: None,
-            limits,
-        },
+        launch: language.module(interpreter.as_os_str(), &adapter, &module, limits),
         target: path.display().to_string(),
         containment: Containment::ProcessGroup,
         _adapter_dir: Some(dir),
@@ -235,15 +212,9 @@ pub fn command(line: &str, limits: Limits) -> Result<Prepared, PrepareError> {
         return Err(PrepareError::Command("the command is empty".into()));
     };
     let program = resolve_program(OsStr::new(program), "--cmd")?;
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
     Ok(Prepared {
-        launch: Launch {
-            program: program.into_os_string(),
-            args: args.iter().map(OsString::from).collect(),
-            env: Vec::new(),
-            clear_env: false,
-            current_dir: None,
-            limits,
-        },
+        launch: launch::program(program.as_os_str(), &args, None, limits),
         target: line.to_owned(),
         containment: Containment::ProcessGroup,
         _adapter_dir: None,
@@ -257,8 +228,41 @@ pub fn module(
     node: &OsString,
     limits: Limits,
 ) -> Result<Prepared, PrepareError> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("mjs" | "cjs" | "js") => javascript_module(path, node, limits),
+    match Language::of(path) {
+        Some(Language::JavaScript) => javascript_module(path, node, limits),
         _ => python_module(path, python, limits),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `check` and `grade` run a Python module by the same builder: what `check` prepares is
+    /// [`Language::module`] with the adapter where `check` wrote it, and only the wrap
+    /// (containment here, the sandbox in `grade`) differs.
+    #[test]
+    fn check_builds_the_launch_of_the_shared_builder() {
+        let dir = tempfile::tempdir().unwrap();
+        let module = dir.path().join("solution.py");
+        std::fs::write(&module, "").unwrap();
+        let limits = Limits::default();
+        let prepared = python_module(&module, &OsString::from("sh"), limits).unwrap();
+        let adapter = PathBuf::from(&prepared.launch.args[2]);
+        assert_eq!(adapter.file_name().unwrap(), "parcall_adapter.py");
+        assert_eq!(std::fs::read_to_string(&adapter).unwrap(), PYTHON_ADAPTER);
+        let interpreter = resolve_program(OsStr::new("sh"), "--python").unwrap();
+        let built = Language::Python.module(interpreter.as_os_str(), &adapter, &module, limits);
+        assert_eq!(
+            launch::command_line(&prepared.launch),
+            launch::command_line(&built)
+        );
+        assert_eq!(prepared.launch.current_dir, built.current_dir);
+        assert!(prepared.launch.env.is_empty() && !prepared.launch.clear_env);
+        // Unwrapped, the command is the builder's; wrapped, the builder's command is what
+        // the wrap runs last.
+        let contained = prepared.containment.wrap(built.clone());
+        let line = launch::command_line(&contained);
+        assert!(line.ends_with(&launch::command_line(&built)));
     }
 }

@@ -9,6 +9,7 @@ pub mod adapters;
 pub mod environment;
 pub mod expected;
 pub mod in_process;
+pub mod launch;
 pub mod reference;
 pub mod server;
 

@@ -19,6 +19,7 @@ mod edge_cases;
 mod false_failures;
 mod fuzz;
 mod grade;
+mod grade_languages;
 mod grade_results;
 mod grade_sandbox;
 mod html_report;
