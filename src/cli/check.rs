@@ -60,7 +60,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         }
     }
     for note in &outcome.notes {
-        say!("parcall: {}", report::escape::line(note));
+        say!("parcall: {}", crate::text::terminal::line(note));
     }
     let mut unwritten = false;
     for target in &args.report {

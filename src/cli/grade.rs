@@ -2,7 +2,7 @@
 
 use super::{exit, GradeArgs};
 use crate::grade::{
-    self, escape, formats,
+    self, formats,
     out::OutDir,
     rubric::Rubric,
     sandbox::{Capabilities, Sandbox},
@@ -144,7 +144,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
     let graded = grading.grade_all(&submissions, jobs, &|g| {
         say!(
             "parcall: graded {} ({:.1}s)",
-            escape::terminal(&g.submission.name),
+            crate::text::terminal::line(&g.submission.name),
             g.duration.as_secs_f64()
         );
         results.finished(g);

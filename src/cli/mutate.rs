@@ -7,10 +7,10 @@ use crate::mutate::equivalents::{self, EquivalentsFile};
 use crate::mutate::mutator::{self, Made};
 use crate::mutate::{render, run_all, Trial, Workspace};
 use crate::process::Limits;
-use crate::report::escape;
 use crate::runner::Settings;
 use crate::spec::Function;
 use crate::subject::environment::EnvPolicy;
+use crate::text::terminal;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -21,7 +21,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let setup = match Setup::new(&args) {
         Ok(setup) => setup,
         Err(message) => {
-            say!("error: {}", escape::text(&message));
+            say!("error: {}", terminal::multiline(&message));
             return Ok(exit::USAGE);
         }
     };
@@ -61,7 +61,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         Ok(functions) => functions,
         Err(message) => {
             let message = format!("{}: {message}", args.module.display());
-            say!("error: {}", escape::text(&message));
+            say!("error: {}", terminal::multiline(&message));
             return Ok(exit::USAGE);
         }
     };

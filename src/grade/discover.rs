@@ -51,7 +51,7 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, String
         if pair[0].name == pair[1].name {
             return Err(format!(
                 "two submissions are named `{}`: {} and {}",
-                super::escape::terminal(&pair[0].name),
+                crate::text::terminal::line(&pair[0].name),
                 pair[0].source.display(),
                 pair[1].source.display()
             ));
