@@ -75,7 +75,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, String> {
         args.function.clone()
     };
     let rubric = match &args.rubric {
-        Some(path) => Rubric::load(path, &spec, &functions)?,
+        Some(path) => Rubric::load(path, &spec, &functions).map_err(|e| e.to_string())?,
         None => Rubric::default_for(&spec, &functions),
     };
     let mut submissions = grade::discover(&args.paths, &args.out)?;

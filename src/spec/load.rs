@@ -191,7 +191,7 @@ impl Spec {
 fn read_version(source: &Source, problems: &mut Vec<String>) -> String {
     let version = source
         .read("VERSION")
-        .map_err(|problem| problems.push(problem))
+        .map_err(|problem| problems.push(problem.to_string()))
         .unwrap_or_default()
         .trim()
         .to_owned();
@@ -218,6 +218,7 @@ fn read_json<T: serde::de::DeserializeOwned>(
 ) -> Option<T> {
     let parsed = source
         .read(relative)
+        .map_err(|e| e.to_string())
         .and_then(|text| parse_json_text(source, relative, &text, |_| ()));
     parsed
         .map(|(value, ())| value)
@@ -295,7 +296,7 @@ fn read_requirements(source: &Source, problems: &mut Vec<String>) -> Vec<Require
 fn case_files(source: &Source, function: Function, problems: &mut Vec<String>) -> Vec<String> {
     source
         .json_files(&format!("cases/{}", function.name()))
-        .map_err(|problem| problems.push(problem))
+        .map_err(|problem| problems.push(problem.to_string()))
         .unwrap_or_default()
 }
 
@@ -329,7 +330,7 @@ fn read_case_file(source: &Source, relative: &str, folder_function: Function) ->
     let text = match source.read(relative) {
         Ok(text) => text,
         Err(problem) => {
-            file.problems.push(problem);
+            file.problems.push(problem.to_string());
             return file;
         }
     };
