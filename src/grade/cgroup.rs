@@ -267,7 +267,8 @@ pub fn remove_tree(dir: &Path) {
             .lines()
             .filter_map(|l| l.trim().parse::<i32>().ok())
         {
-            // SAFETY: kill(2) has no memory effects; the pid is in a group parcall made.
+            // SAFETY: kill(2) takes integers only and touches no memory of this process; the
+            // pid is in a group parcall made for a submission, which this process is not in.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }
