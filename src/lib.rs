@@ -33,3 +33,4 @@ pub mod report;
 pub mod runner;
 pub mod spec;
 pub mod subject;
+pub mod text;

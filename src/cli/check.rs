@@ -60,7 +60,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         }
     }
     for note in &outcome.notes {
-        say!("parcall: {}", report::escape::line(note));
+        say!("parcall: {}", crate::text::terminal::line(note));
     }
     let mut unwritten = false;
     for target in &args.report {
@@ -177,7 +177,9 @@ fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, Strin
     if args.update_expectations && missing {
         return Ok(None);
     }
-    ExpectationsFile::load(path).map(Some)
+    ExpectationsFile::load(path)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Everything settled before the implementation starts: bad input is refused here, and

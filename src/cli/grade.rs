@@ -2,7 +2,7 @@
 
 use super::{exit, GradeArgs};
 use crate::grade::{
-    self, escape, formats,
+    self, formats,
     out::OutDir,
     rubric::Rubric,
     sandbox::{Capabilities, Interpreters, Sandbox, SandboxError},
@@ -103,7 +103,9 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         args.function.clone()
     };
     let rubric = match &args.rubric {
-        Some(path) => Rubric::load(path, &spec, &functions).map_err(GradeError::Rubric)?,
+        Some(path) => {
+            Rubric::load(path, &spec, &functions).map_err(|e| GradeError::Rubric(e.to_string()))?
+        }
         None => Rubric::default_for(&spec, &functions),
     };
     let mut submissions = grade::discover(&args.paths, &args.out)?;
@@ -178,7 +180,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     let graded = grading.grade_all(&submissions, jobs, &|g| {
         say!(
             "parcall: graded {} ({:.1}s)",
-            escape::terminal(&g.submission.name),
+            crate::text::terminal::line(&g.submission.name),
             g.duration.as_secs_f64()
         );
         results.finished(g);

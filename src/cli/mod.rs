@@ -325,20 +325,34 @@ pub struct ReportTarget {
     pub path: PathBuf,
 }
 
-fn parse_report_target(text: &str) -> Result<ReportTarget, String> {
+/// A `--report` value that is not `FORMAT=PATH` with a known format and a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReportTargetError {
+    #[error("`{text}` is not FORMAT=PATH (for example junit=parcall.xml)")]
+    NoEquals { text: String },
+    #[error("`{format}` is not a report format ({known})")]
+    UnknownFormat { format: String, known: String },
+    #[error("`{text}` names no file after `=`")]
+    NoPath { text: String },
+}
+
+fn parse_report_target(text: &str) -> Result<ReportTarget, ReportTargetError> {
     use clap::ValueEnum;
     let (format, path) = text
         .split_once('=')
-        .ok_or_else(|| format!("`{text}` is not FORMAT=PATH (for example junit=parcall.xml)"))?;
+        .ok_or_else(|| ReportTargetError::NoEquals { text: text.into() })?;
     let format = crate::report::Format::from_str(format, true).map_err(|_| {
         let names: Vec<String> = crate::report::Format::value_variants()
             .iter()
             .filter_map(|f| f.to_possible_value().map(|v| v.get_name().to_owned()))
             .collect();
-        format!("`{format}` is not a report format ({})", names.join(", "))
+        ReportTargetError::UnknownFormat {
+            format: format.into(),
+            known: names.join(", "),
+        }
     })?;
     if path.is_empty() {
-        return Err(format!("`{text}` names no file after `=`"));
+        return Err(ReportTargetError::NoPath { text: text.into() });
     }
     Ok(ReportTarget {
         format,

@@ -7,21 +7,49 @@ use crate::mutate::equivalents::{self, EquivalentsFile};
 use crate::mutate::mutator::{self, Made};
 use crate::mutate::{render, run_all, Trial, Workspace};
 use crate::process::Limits;
-use crate::report::escape;
 use crate::runner::Settings;
 use crate::spec::Function;
 use crate::subject::environment::EnvPolicy;
+use crate::text::terminal;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// The largest module mutated: far above any exercise solution.
 const MAX_MODULE_BYTES: u64 = 1 << 20;
 
+/// Why no mutant can be checked: the input is refused before any runs (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SetupError {
+    #[error("{path}: no such file")]
+    NoModule { path: PathBuf },
+    #[error("{path}: cannot read: {source}")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a regular file; name the module's file")]
+    NotRegular { path: PathBuf },
+    #[error("{path}: parcall mutate reads Python modules (`.py`) only")]
+    NotPython { path: PathBuf },
+    #[error("{path}: larger than {} KiB; mutate the module that holds the functions", MAX_MODULE_BYTES >> 10)]
+    TooLarge { path: PathBuf },
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    #[error(transparent)]
+    Equivalents(#[from] equivalents::EquivalentsError),
+    #[error("cannot make a temporary folder for the mutants: {0}")]
+    Workspace(std::io::Error),
+    #[error(transparent)]
+    Mutator(#[from] mutator::MutatorError),
+    #[error("{path}: no mutant could be made of the code parcall runs")]
+    NoMutant { path: PathBuf },
+}
+
 pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let setup = match Setup::new(&args) {
         Ok(setup) => setup,
-        Err(message) => {
-            say!("error: {}", escape::text(&message));
+        Err(error) => {
+            say!("error: {}", terminal::multiline(&error.to_string()));
             return Ok(exit::USAGE);
         }
     };
@@ -61,7 +89,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         Ok(functions) => functions,
         Err(message) => {
             let message = format!("{}: {message}", args.module.display());
-            say!("error: {}", escape::text(&message));
+            say!("error: {}", terminal::multiline(&message));
             return Ok(exit::USAGE);
         }
     };
@@ -154,20 +182,15 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(args: &MutateArgs) -> Result<Setup, String> {
+    fn new(args: &MutateArgs) -> Result<Setup, SetupError> {
         let path = &args.module;
         let source = read_module(path)?;
-        let spec = args.spec.load().map_err(|e| e.to_string())?;
+        let spec = args.spec.load()?;
         let equivalents = load_equivalents(args)?;
-        let workspace = Workspace::new(path)
-            .map_err(|e| format!("cannot make a temporary folder for the mutants: {e}"))?;
-        let made = mutator::make(path, &source, &args.python, limits(args), workspace.path())
-            .map_err(|e| e.to_string())?;
+        let workspace = Workspace::new(path).map_err(SetupError::Workspace)?;
+        let made = mutator::make(path, &source, &args.python, limits(args), workspace.path())?;
         if made.mutants.is_empty() {
-            return Err(format!(
-                "{}: no mutant could be made of the code parcall runs",
-                path.display()
-            ));
+            return Err(SetupError::NoMutant { path: path.clone() });
         }
         Ok(Setup {
             source,
@@ -181,33 +204,34 @@ impl Setup {
 }
 
 /// The module's text: a regular `.py` file of UTF-8 text, at most [`MAX_MODULE_BYTES`].
-fn read_module(path: &Path) -> Result<String, String> {
-    let name = path.display();
+fn read_module(path: &Path) -> Result<String, SetupError> {
+    let unreadable = |source| SetupError::Unreadable {
+        path: path.to_owned(),
+        source,
+    };
     let metadata = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("{name}: no such file"),
-        _ => format!("{name}: cannot read: {e}"),
+        std::io::ErrorKind::NotFound => SetupError::NoModule {
+            path: path.to_owned(),
+        },
+        _ => unreadable(e),
     })?;
+    let path_buf = || path.to_owned();
     if !metadata.is_file() {
-        return Err(format!(
-            "{name}: not a regular file; name the module's file"
-        ));
+        return Err(SetupError::NotRegular { path: path_buf() });
     }
     if path.extension().is_none_or(|e| e != "py") {
-        return Err(format!(
-            "{name}: parcall mutate reads Python modules (`.py`) only"
-        ));
+        return Err(SetupError::NotPython { path: path_buf() });
     }
     if metadata.len() > MAX_MODULE_BYTES {
-        return Err(format!(
-            "{name}: larger than {} KiB; mutate the module that holds the functions",
-            MAX_MODULE_BYTES >> 10
-        ));
+        return Err(SetupError::TooLarge { path: path_buf() });
     }
-    crate::json::read_regular_file(path).map_err(|e| format!("{name}: cannot read: {e}"))
+    crate::json::read_regular_file(path).map_err(unreadable)
 }
 
 /// `--equivalents FILE`, or the default file next to the module when it exists.
-fn load_equivalents(args: &MutateArgs) -> Result<Option<(PathBuf, EquivalentsFile)>, String> {
+fn load_equivalents(
+    args: &MutateArgs,
+) -> Result<Option<(PathBuf, EquivalentsFile)>, equivalents::EquivalentsError> {
     if args.no_equivalents {
         return Ok(None);
     }

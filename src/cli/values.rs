@@ -13,54 +13,76 @@ pub const MAX_GENERATED: usize = 1_000_000;
 /// The most submissions graded at once.
 pub const MAX_JOBS: usize = 1024;
 
+/// A flag's value that is not accepted, with what would be; clap shows it as a usage error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("`{text}` is not a number of seconds (like 5 or 0.5)")]
+    NotSeconds { text: String },
+    #[error(
+        "`{text}` is out of range: seconds must be above 0 and at most {}",
+        MAX_SECONDS
+    )]
+    SecondsOutOfRange { text: String },
+    #[error("`{text}` is not a whole number of {unit}")]
+    NotWhole { text: String, unit: &'static str },
+    #[error("`{text}` is out of range: {unit} from {min} to {max}")]
+    OutOfRange {
+        text: String,
+        unit: &'static str,
+        min: u64,
+        max: u64,
+    },
+}
+
 /// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).
-pub fn seconds(text: &str) -> Result<Duration, String> {
+pub fn seconds(text: &str) -> Result<Duration, ValueError> {
     let value: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds (like 5 or 0.5)"))?;
+        .map_err(|_| ValueError::NotSeconds { text: text.into() })?;
     if !value.is_finite() || value <= 0.0 || value > MAX_SECONDS {
-        return Err(format!(
-            "`{text}` is out of range: seconds must be above 0 and at most {MAX_SECONDS}"
-        ));
+        return Err(ValueError::SecondsOutOfRange { text: text.into() });
     }
     Ok(Duration::from_secs_f64(value))
 }
 
 /// Whole seconds, from 1 to [`MAX_SECONDS`].
-pub fn whole_seconds(text: &str) -> Result<u64, String> {
+pub fn whole_seconds(text: &str) -> Result<u64, ValueError> {
     bounded(text, 1, MAX_SECONDS as u64, "whole seconds")
 }
 
 /// MiB of memory, from 0 (no limit, where a flag allows it) to [`MAX_MIB`].
-pub fn mib(text: &str) -> Result<u64, String> {
+pub fn mib(text: &str) -> Result<u64, ValueError> {
     bounded(text, 0, MAX_MIB, "MiB")
 }
 
 /// MiB of memory where 0 would leave nothing to run in: from 16 to [`MAX_MIB`].
-pub fn mib_at_least_16(text: &str) -> Result<u64, String> {
+pub fn mib_at_least_16(text: &str) -> Result<u64, ValueError> {
     bounded(text, 16, MAX_MIB, "MiB")
 }
 
 /// Generated cases per function, from 0 to [`MAX_GENERATED`].
-pub fn generated(text: &str) -> Result<usize, String> {
+pub fn generated(text: &str) -> Result<usize, ValueError> {
     bounded(text, 0, MAX_GENERATED as u64, "cases").map(|n| n as usize)
 }
 
 /// Submissions at once, from 1 to [`MAX_JOBS`].
-pub fn jobs(text: &str) -> Result<usize, String> {
+pub fn jobs(text: &str) -> Result<usize, ValueError> {
     bounded(text, 1, MAX_JOBS as u64, "jobs").map(|n| n as usize)
 }
 
-fn bounded(text: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
-    let value: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a whole number of {unit}"))?;
+fn bounded(text: &str, min: u64, max: u64, unit: &'static str) -> Result<u64, ValueError> {
+    let value: u64 = text.trim().parse().map_err(|_| ValueError::NotWhole {
+        text: text.into(),
+        unit,
+    })?;
     if !(min..=max).contains(&value) {
-        return Err(format!(
-            "`{text}` is out of range: {unit} from {min} to {max}"
-        ));
+        return Err(ValueError::OutOfRange {
+            text: text.into(),
+            unit,
+            min,
+            max,
+        });
     }
     Ok(value)
 }
@@ -106,7 +128,7 @@ mod tests {
     fn the_largest_memory_limit_fits_in_bytes() {
         assert!(mib(&MAX_MIB.to_string()).unwrap().checked_shl(20).is_some());
         assert_eq!(
-            mib_at_least_16("0").unwrap_err(),
+            mib_at_least_16("0").unwrap_err().to_string(),
             "`0` is out of range: MiB from 16 to 1048576"
         );
     }

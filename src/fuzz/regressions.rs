@@ -182,7 +182,8 @@ fn lock_beside(path: &Path) -> Result<std::fs::File, RegressionsError> {
         .write(true)
         .open(std::path::PathBuf::from(name))
         .map_err(|e| lock_error(e.to_string()))?;
-    // SAFETY: flock on a descriptor this function owns; it blocks only on another parcall.
+    // SAFETY: flock(2) takes integers only; `file` holds the fd open for the call. It blocks
+    // only while another parcall holds the lock.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
         return Err(lock_error(std::io::Error::last_os_error().to_string()));
     }

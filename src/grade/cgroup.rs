@@ -10,6 +10,25 @@ use std::time::{Duration, Instant};
 
 const ROOT: &str = "/sys/fs/cgroup";
 
+/// Why this machine gives parcall no control groups. Kept comparable and clonable, as the
+/// machine's [`Capabilities`](super::protections::Capabilities) are, so I/O errors are kept
+/// as their text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CgroupError {
+    #[error("parcall is not running as root")]
+    NotRoot,
+    #[error("cgroup v2 without the memory and pids controllers: `{controllers}`")]
+    MissingControllers { controllers: String },
+    #[error("cannot read /proc/self/cgroup: {reason}")]
+    OwnGroupUnreadable { reason: String },
+    #[error("no cgroup v1 `{controller}` hierarchy")]
+    NoV1Hierarchy { controller: String },
+    #[error("{path} is not mounted here")]
+    NotMounted { path: PathBuf },
+    #[error("cannot create a control group: {reason}")]
+    CannotCreate { reason: String },
+}
+
 /// Which cgroup interface this machine offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
@@ -28,16 +47,15 @@ pub struct Cgroups {
 impl Cgroups {
     /// Finds a writable hierarchy with the memory and pids controllers, proving it by
     /// creating and removing a group. The error says why there is none.
-    pub fn detect() -> Result<Cgroups, String> {
+    pub fn detect() -> Result<Cgroups, CgroupError> {
         let v2 = std::fs::read_to_string(Path::new(ROOT).join("cgroup.controllers"));
         let found = match v2 {
             Ok(controllers) => {
                 let has = |c: &str| controllers.split_whitespace().any(|x| x == c);
                 if !(has("memory") && has("pids")) {
-                    return Err(format!(
-                        "cgroup v2 without the memory and pids controllers: `{}`",
-                        controllers.trim()
-                    ));
+                    return Err(CgroupError::MissingControllers {
+                        controllers: controllers.trim().to_owned(),
+                    });
                 }
                 Cgroups {
                     version: Version::V2,
@@ -55,7 +73,9 @@ impl Cgroups {
         let probe = format!("parcall-probe-{}-{n}", std::process::id());
         found
             .create_run(&probe)
-            .map_err(|e| format!("cannot create a control group: {e}"))?;
+            .map_err(|e| CgroupError::CannotCreate {
+                reason: e.to_string(),
+            })?;
         Ok(found)
     }
 
@@ -126,8 +146,12 @@ impl Cgroups {
 
 /// The v1 parent of `controller`: parcall's own group in that hierarchy, so the grader's
 /// own limits still bound everything it starts.
-fn v1_parent(controller: &str) -> Result<PathBuf, String> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+fn v1_parent(controller: &str) -> Result<PathBuf, CgroupError> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").map_err(|e| {
+        CgroupError::OwnGroupUnreadable {
+            reason: e.to_string(),
+        }
+    })?;
     let path = own
         .lines()
         .filter_map(|l| {
@@ -137,12 +161,14 @@ fn v1_parent(controller: &str) -> Result<PathBuf, String> {
         })
         .find(|(controllers, _)| controllers.split(',').any(|c| c == controller))
         .map(|(_, path)| path.trim_start_matches('/').to_owned())
-        .ok_or_else(|| format!("no cgroup v1 `{controller}` hierarchy"))?;
+        .ok_or_else(|| CgroupError::NoV1Hierarchy {
+            controller: controller.to_owned(),
+        })?;
     let parent = Path::new(ROOT).join(controller).join(path);
     if parent.is_dir() {
         Ok(parent)
     } else {
-        Err(format!("{} is not mounted here", parent.display()))
+        Err(CgroupError::NotMounted { path: parent })
     }
 }
 
@@ -241,7 +267,8 @@ pub fn remove_tree(dir: &Path) {
             .lines()
             .filter_map(|l| l.trim().parse::<i32>().ok())
         {
-            // SAFETY: kill(2) has no memory effects; the pid is in a group parcall made.
+            // SAFETY: kill(2) takes integers only and touches no memory of this process; the
+            // pid is in a group parcall made for a submission, which this process is not in.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }

@@ -110,7 +110,7 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, Discov
     for pair in found.windows(2) {
         if pair[0].name == pair[1].name {
             return Err(DiscoverError::SameName {
-                name: super::escape::terminal(&pair[0].name),
+                name: crate::text::terminal::line(&pair[0].name).into_owned(),
                 first: pair[0].source.clone(),
                 second: pair[1].source.clone(),
             });

@@ -2,11 +2,11 @@
 //! CSV and JSON, and a human summary. Student-facing text never reveals the hidden seed or
 //! more than one generated case.
 
-use super::escape;
 use super::rubric::RequirementScore;
 use super::Graded;
 use crate::judge::OutcomeKind;
 use crate::report::{CaseReport, Detail};
+use crate::text::{spreadsheet, terminal};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -299,7 +299,7 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
         // Every cell may carry a student's text (a name, a load error).
         let row: Vec<String> = fields
             .iter()
-            .map(|f| csv_field(&escape::spreadsheet(f)))
+            .map(|f| csv_field(&spreadsheet::cell(f)))
             .collect();
         out.push_str(&row.join(","));
         out.push('\n');
@@ -376,7 +376,7 @@ pub fn one_exercise_note(graded: &[Graded]) -> Option<String> {
 pub fn human(graded: &[Graded], seed: u64) -> String {
     let width = graded
         .iter()
-        .map(|g| escape::terminal(&g.submission.name).chars().count())
+        .map(|g| terminal::line(&g.submission.name).chars().count())
         .max()
         .unwrap_or(10)
         .max(10);
@@ -389,7 +389,7 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
             .map(|e| {
                 format!(
                     "  ({})",
-                    escape::terminal(&crate::report::escape::headline(&e))
+                    terminal::line(&crate::report::escape::headline(&e))
                 )
             })
             .unwrap_or_default();
@@ -397,7 +397,7 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
         let _ = writeln!(
             out,
             "{:<width$}  {score:>9}  {met}/{}{note}",
-            escape::terminal(&g.submission.name),
+            terminal::line(&g.submission.name),
             g.requirements.len()
         );
     }
@@ -409,4 +409,75 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
         fmt_points((mean * 100.0).round() / 100.0)
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::Submission;
+    use crate::json::NumberModel;
+    use crate::report::{Report, Summary, Verdict};
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    /// A submission refused at discovery, under a name a student chose.
+    fn refused(name: &str) -> Graded {
+        let summary = Summary {
+            total: 0,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            expected_failures: 0,
+        };
+        Graded {
+            submission: Submission {
+                name: name.to_owned(),
+                source: PathBuf::from("class"),
+                module: PathBuf::from("class/m.py"),
+                refused: Some("a symbolic link".to_owned()),
+                kind: None,
+            },
+            report: Report {
+                format: "parcall-report".into(),
+                version: 1,
+                parcall: String::new(),
+                suite: String::new(),
+                target: name.to_owned(),
+                implementation: None,
+                functions: Vec::new(),
+                number_model: NumberModel::Python,
+                verdict: Verdict::DoesNotConform,
+                error: None,
+                summary,
+                requirements: Vec::new(),
+                cases: Vec::new(),
+                seed: None,
+                generated: Vec::new(),
+                expectation_problems: Vec::new(),
+                containment: None,
+                duration_ms: 0.0,
+                complete: true,
+            },
+            requirements: Vec::new(),
+            score: 0.0,
+            max_score: 0.0,
+            duration: Duration::ZERO,
+            setup_error: None,
+            refusal: Some("a symbolic link".to_owned()),
+        }
+    }
+
+    /// U+202E turns the rest of a line around and U+2066 opens an isolate: a name with them
+    /// could pass as another student's in the teacher's terminal or spreadsheet.
+    #[test]
+    fn bidi_controls_in_a_name_never_reach_the_gradebook() {
+        let graded = [refused("alice\u{202e}txt.py\u{2066}x")];
+        let shown = "alice\\u{202e}txt.py\\u{2066}x";
+        let csv = gradebook_csv(&graded, 7);
+        let table = human(&graded, 7);
+        for written in [&csv, &table] {
+            assert!(written.contains(shown), "{written}");
+            assert!(!written.contains(['\u{202e}', '\u{2066}']), "{written}");
+        }
+    }
 }

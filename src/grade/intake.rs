@@ -92,12 +92,13 @@ fn unreadable(path: &Path, source: io::Error) -> Refusal {
 fn open_at(dir: Option<&OwnedFd>, name: &OsStr, flags: i32) -> io::Result<OwnedFd> {
     let name = CString::new(name.as_bytes()).map_err(|_| io::ErrorKind::InvalidInput)?;
     let at = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
-    // SAFETY: openat reads a NUL-terminated path; the fd it returns is ours.
+    // SAFETY: openat(2) reads `name` up to its NUL: a `CString` alive until after the call.
+    // `at` is AT_FDCWD or an fd held open by `dir` for the call.
     let fd = unsafe { libc::openat(at, name.as_ptr(), flags | libc::O_CLOEXEC, 0o600) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
-    // SAFETY: a fresh fd from openat.
+    // SAFETY: `fd` is not negative, so it is an open fd openat just made: nobody else owns it.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
@@ -206,7 +207,8 @@ fn copy_dir(
             Kind::Dir => {
                 let mk = CString::new(name.as_bytes())
                     .map_err(|_| unreadable(&path, io::ErrorKind::InvalidInput.into()))?;
-                // SAFETY: mkdirat reads a NUL-terminated name relative to an fd we own.
+                // SAFETY: mkdirat(2) reads `mk` up to its NUL (a `CString` alive until after
+                // the call), relative to `dest`, an fd held open by its `OwnedFd`.
                 if unsafe { libc::mkdirat(dest.as_raw_fd(), mk.as_ptr(), 0o755) } != 0 {
                     return Err(unreadable(&path, io::Error::last_os_error()));
                 }
@@ -254,7 +256,7 @@ mod tests {
         std::fs::write(d.join("real.py"), "x = 1\n").unwrap();
         std::os::unix::fs::symlink(d.join("real.py"), d.join("link.py")).unwrap();
         let fifo = CString::new(d.join("fifo.py").as_os_str().as_bytes()).unwrap();
-        // SAFETY: mkfifo reads a NUL-terminated path.
+        // SAFETY: mkfifo(3) reads `fifo` up to its NUL: a `CString` alive until after the call.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
         std::fs::File::create(d.join("sparse.py"))
             .unwrap()

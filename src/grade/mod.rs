@@ -4,7 +4,6 @@
 
 pub mod cgroup;
 mod discover;
-pub mod escape;
 pub mod formats;
 pub mod html;
 pub mod intake;
@@ -175,10 +174,12 @@ impl Grading<'_> {
         };
         let checked = fuzz::check(&prepared.launch, &plan, None);
         drop(prepared);
-        let target = escape::terminal(&submission.name);
+        let target = crate::text::terminal::line(&submission.name);
         let rerun = format!(
             "parcall check {}",
-            shell_words::quote(&escape::terminal(&submission.module.display().to_string()))
+            shell_words::quote(&crate::text::terminal::line(
+                &submission.module.display().to_string()
+            ))
         );
         let context = Context {
             spec: self.spec,
@@ -224,7 +225,7 @@ impl Grading<'_> {
             &run,
             &Context {
                 spec: self.spec,
-                target: &escape::terminal(&submission.name),
+                target: &crate::text::terminal::line(&submission.name),
                 rerun_base: "parcall check",
             },
         );

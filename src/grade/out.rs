@@ -61,7 +61,9 @@ impl OutDir {
         let c = c_name(name)?;
         let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         for _ in 0..3 {
-            // SAFETY: mkdirat/openat/unlinkat read a NUL-terminated name relative to our fd.
+            // SAFETY: mkdirat, openat and unlinkat read `c` up to its NUL (a `CString` alive
+            // for the whole block) relative to `self.fd`, held open by its `OwnedFd`. A
+            // non-negative `fd` is one openat just made, owned by nobody else.
             unsafe {
                 libc::mkdirat(self.fd.as_raw_fd(), c.as_ptr(), 0o755);
                 let fd = libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags);
@@ -90,15 +92,18 @@ impl OutDir {
         let temp = c_name(&temporary)?;
         let flags =
             libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        // SAFETY: openat with a NUL-terminated name; the fd it returns is ours.
+        // SAFETY: openat(2) reads `temp` up to its NUL (a `CString` alive until after the
+        // call) relative to `self.fd`, held open by its `OwnedFd`.
         let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), temp.as_ptr(), flags, 0o644) })?;
-        // SAFETY: a fresh fd from openat.
+        // SAFETY: `check` let only a non-negative `fd` through: an open fd openat just made,
+        // owned by nobody else.
         let mut file = File::from(unsafe { OwnedFd::from_raw_fd(fd) });
         let written = file
             .write_all(bytes)
             .and_then(|()| file.sync_all())
             .and_then(|()| {
-                // SAFETY: renameat within one folder fd, NUL-terminated names.
+                // SAFETY: renameat(2) reads `temp` and `target` up to their NULs (`CString`s
+                // alive until after the call) relative to `self.fd`, held open.
                 check(unsafe {
                     libc::renameat(
                         self.fd.as_raw_fd(),
@@ -110,7 +115,8 @@ impl OutDir {
                 .map(drop)
             });
         if written.is_err() {
-            // SAFETY: unlinkat of our own temporary name.
+            // SAFETY: unlinkat(2) reads `temp` up to its NUL (a `CString` alive until after
+            // the call) relative to `self.fd`, held open; it removes only our temporary name.
             unsafe {
                 libc::unlinkat(self.fd.as_raw_fd(), temp.as_ptr(), 0);
             }

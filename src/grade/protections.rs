@@ -1,7 +1,7 @@
 //! What the machine allows the sandbox, and the list of protections `parcall doctor` and
 //! every gradebook show: each one named, active or not, and why not.
 
-use super::cgroup::Cgroups;
+use super::cgroup::{CgroupError, Cgroups};
 use super::intake::BOUNDS;
 use super::sandbox::{NAMESPACES, SCRATCH_BYTES};
 use super::uids::{FIRST_UID, LAST_UID, UIDS_PER_RUN};
@@ -25,14 +25,15 @@ pub struct Capabilities {
     pub setpriv: bool,
     pub namespace_error: String,
     /// Where control groups can be made, or why they cannot.
-    pub cgroups: Result<Cgroups, String>,
+    pub cgroups: Result<Cgroups, CgroupError>,
 }
 
 impl Capabilities {
     /// Probes the machine: are we root, does `unshare` create the namespaces, is `setpriv`
     /// there, can control groups be made.
     pub fn detect() -> Capabilities {
-        // SAFETY: geteuid has no side effects.
+        // SAFETY: geteuid(2) takes no argument, cannot fail, and reads or writes no memory of
+        // this process.
         let root = unsafe { libc::geteuid() } == 0;
         let probe = Command::new("unshare")
             .args(NAMESPACES)
@@ -58,7 +59,7 @@ impl Capabilities {
         let cgroups = if root {
             Cgroups::detect()
         } else {
-            Err("parcall is not running as root".into())
+            Err(CgroupError::NotRoot)
         };
         Capabilities {
             root,
@@ -95,7 +96,7 @@ impl Capabilities {
         match &self.cgroups {
             Ok(cgroups) if self.isolated() => (true, format!("{what}: {}", cgroups.describe())),
             Ok(_) => (false, "needs the namespaced sandbox".to_owned()),
-            Err(reason) => (false, reason.clone()),
+            Err(reason) => (false, reason.to_string()),
         }
     }
 

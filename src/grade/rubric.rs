@@ -8,7 +8,35 @@ use crate::report::Report;
 use crate::spec::{Function, Spec};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A rubric file that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RubricError {
+    /// Unreadable or not a rubric's JSON; the text names the file.
+    #[error("{0}")]
+    Read(String),
+    #[error("{path}: not a parcall-rubric file of version 1")]
+    WrongFormat { path: PathBuf },
+    #[error("{path}: {problem}")]
+    Invalid {
+        path: PathBuf,
+        problem: RubricProblem,
+    },
+}
+
+/// What is wrong with the points a rubric gives.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RubricProblem {
+    #[error("default_points must be a non-negative number")]
+    NegativeDefault,
+    #[error("points for unknown requirement {id}")]
+    UnknownRequirement { id: String },
+    #[error("points for {id} must be a non-negative number")]
+    NegativePoints { id: String },
+    #[error("the points add up to more than a number can hold")]
+    Overflow,
+}
 
 /// A rubric file: `{"format": "parcall-rubric", "version": 1, "default_points": 1,
 /// "points": {"EXEC-ID-GIVEN": 2}}`. Requirements not listed get `default_points`; 0 leaves
@@ -70,27 +98,32 @@ impl Rubric {
     }
 
     /// Reads a rubric file; unknown requirement ids and negative points are errors.
-    pub fn load(path: &Path, spec: &Spec, functions: &[Function]) -> Result<Rubric, String> {
-        let file: RubricFile = json::from_file(path)?;
+    pub fn load(path: &Path, spec: &Spec, functions: &[Function]) -> Result<Rubric, RubricError> {
+        let file: RubricFile =
+            json::from_file(path).map_err(|e| RubricError::Read(e.to_string()))?;
         if file.format != "parcall-rubric" || file.version != 1 {
-            return Err(format!(
-                "{}: not a parcall-rubric file of version 1",
-                path.display()
-            ));
+            return Err(RubricError::WrongFormat { path: path.into() });
         }
-        Rubric::from_file(&file, spec, functions).map_err(|e| format!("{}: {e}", path.display()))
+        Rubric::from_file(&file, spec, functions).map_err(|problem| RubricError::Invalid {
+            path: path.into(),
+            problem,
+        })
     }
 
-    fn from_file(file: &RubricFile, spec: &Spec, functions: &[Function]) -> Result<Rubric, String> {
+    fn from_file(
+        file: &RubricFile,
+        spec: &Spec,
+        functions: &[Function],
+    ) -> Result<Rubric, RubricProblem> {
         if !(file.default_points.is_finite() && file.default_points >= 0.0) {
-            return Err("default_points must be a non-negative number".into());
+            return Err(RubricProblem::NegativeDefault);
         }
         for (id, points) in &file.points {
             if spec.requirement(id).is_none() {
-                return Err(format!("points for unknown requirement {id}"));
+                return Err(RubricProblem::UnknownRequirement { id: id.clone() });
             }
             if !(points.is_finite() && *points >= 0.0) {
-                return Err(format!("points for {id} must be a non-negative number"));
+                return Err(RubricProblem::NegativePoints { id: id.clone() });
             }
         }
         let points = spec
@@ -119,7 +152,7 @@ impl Rubric {
         };
         // Finite points can still add up to an infinite maximum (1e308 twice).
         if !rubric.max_score().is_finite() {
-            return Err("the points add up to more than a number can hold".into());
+            return Err(RubricProblem::Overflow);
         }
         Ok(rubric)
     }

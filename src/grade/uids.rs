@@ -66,7 +66,8 @@ impl Lease {
                 continue;
             }
             let lock = File::create(dir.join(format!("block-{block}.lock"))).map_err(io_error)?;
-            // SAFETY: flock on an fd we own; LOCK_NB never blocks.
+            // SAFETY: flock(2) takes integers only; `lock` holds the fd open for the call.
+            // LOCK_NB makes it return at once when another run holds the block.
             if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
                 return Ok(Lease { first, _lock: lock });
             }

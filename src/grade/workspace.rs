@@ -35,7 +35,8 @@ pub fn parent(root: bool) -> PathBuf {
 }
 
 fn try_lock(file: &File) -> bool {
-    // SAFETY: flock on an fd we own; LOCK_NB never blocks.
+    // SAFETY: flock(2) takes integers only; `file` holds the fd open for the call. LOCK_NB
+    // makes it return at once when another run holds the lock.
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 

@@ -204,9 +204,9 @@ fn append_plain<const QUOTED: bool>(out: &mut String, bytes: &[u8]) -> usize {
     // SAFETY: `reserve` made room for `bytes.len() + 8 + 2 * quote` bytes after `len`. The
     // opening quote is the first of them; every word store below starts at `quote + plain`
     // with `plain <= bytes.len()` and is 8 bytes long; the closing quote is stored at
-    // `quote + plain`, within the same bounds. Only the quotes and plain bytes, which are ASCII copied from
-    // `bytes`, are taken into the string's length; the rest of a stored word stays spare
-    // capacity, never read.
+    // `quote + plain`, within the same bounds. Only the quotes and plain bytes, which are
+    // ASCII copied from `bytes`, are taken into the string's length; the rest of a stored
+    // word stays spare capacity, never read.
     unsafe {
         let spare = out.as_mut_vec().as_mut_ptr().add(len);
         if QUOTED {
@@ -342,6 +342,20 @@ mod tests {
             let mut out = before.clone();
             string(&mut out, &text, ensure_ascii);
             prop_assert_eq!(out, before + &oracle(&text, ensure_ascii));
+        }
+
+        /// Any string at all, not only the tricky ones: the unsafe stores must leave the
+        /// same bytes as the safe oracle, and those bytes must be UTF-8, as the checked
+        /// conversion confirms.
+        #[test]
+        fn any_string_is_written_as_the_safe_oracle_writes_it(
+            text in any::<String>(),
+            ensure_ascii in any::<bool>(),
+        ) {
+            let mut out = String::new();
+            string(&mut out, &text, ensure_ascii);
+            let checked = String::from_utf8(out.into_bytes()).unwrap();
+            prop_assert_eq!(checked, oracle(&text, ensure_ascii));
         }
 
         #[test]

@@ -383,5 +383,17 @@ mod tests {
             append(&mut out, &text);
             prop_assert_eq!(out, before + &text);
         }
+
+        /// Any string, of every length around the 16 bytes copied by words: the unsafe copy
+        /// leaves what `push_str` would, and UTF-8, as the checked conversion confirms.
+        #[test]
+        fn append_matches_push_str_on_any_string(before in any::<String>(), text in any::<String>()) {
+            let mut out = before.clone();
+            append(&mut out, &text);
+            let checked = String::from_utf8(out.into_bytes()).unwrap();
+            let mut expected = before;
+            expected.push_str(&text);
+            prop_assert_eq!(checked, expected);
+        }
     }
 }

@@ -71,32 +71,51 @@ pub fn default_path(module: &Path) -> PathBuf {
     module.with_file_name(format!("{stem}.equivalent-mutants.json"))
 }
 
+/// An equivalent-mutants file that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EquivalentsError {
+    /// Unreadable or not an equivalents file's JSON; the text names the file.
+    #[error("{0}")]
+    Read(String),
+    #[error("{path}: not a {} file of version 1", FORMAT)]
+    WrongFormat { path: PathBuf },
+    #[error("{path}: equivalent[{index}] ({id}): give the reason no input can tell it apart")]
+    NoReason {
+        path: PathBuf,
+        index: usize,
+        id: String,
+    },
+    #[error("{path}: equivalent[{index}]: occurrence counts from 1")]
+    ZeroOccurrence { path: PathBuf, index: usize },
+    #[error("{path}: equivalent[{index}] ({id}) is listed twice")]
+    Twice {
+        path: PathBuf,
+        index: usize,
+        id: String,
+    },
+}
+
 impl EquivalentsFile {
     /// Reads and checks the file: its format, a reason for every entry, no entry twice.
-    pub fn load(path: &Path) -> Result<EquivalentsFile, String> {
-        let file: EquivalentsFile = crate::json::from_file(path)?;
-        let name = path.display();
+    pub fn load(path: &Path) -> Result<EquivalentsFile, EquivalentsError> {
+        let file: EquivalentsFile =
+            crate::json::from_file(path).map_err(|e| EquivalentsError::Read(e.to_string()))?;
+        let path = path.to_path_buf();
         if file.format != FORMAT || file.version != 1 {
-            return Err(format!("{name}: not a {FORMAT} file of version 1"));
+            return Err(EquivalentsError::WrongFormat { path });
         }
         let mut seen = BTreeSet::new();
         for (index, entry) in file.equivalent.iter().enumerate() {
             if entry.reason.trim().is_empty() {
-                return Err(format!(
-                    "{name}: equivalent[{index}] ({}): give the reason no input can tell it apart",
-                    entry.id()
-                ));
+                let id = entry.id().to_string();
+                return Err(EquivalentsError::NoReason { path, index, id });
             }
             if entry.occurrence == 0 {
-                return Err(format!(
-                    "{name}: equivalent[{index}]: occurrence counts from 1"
-                ));
+                return Err(EquivalentsError::ZeroOccurrence { path, index });
             }
             if !seen.insert(entry.id()) {
-                return Err(format!(
-                    "{name}: equivalent[{index}] ({}) is listed twice",
-                    entry.id()
-                ));
+                let id = entry.id().to_string();
+                return Err(EquivalentsError::Twice { path, index, id });
             }
         }
         Ok(file)

@@ -137,7 +137,7 @@ pub fn make(
                     if tail.trim().is_empty() {
                         String::new()
                     } else {
-                        format!(":\n{}", crate::report::escape::text(tail.trim_end()))
+                        format!(":\n{}", crate::text::terminal::multiline(tail.trim_end()))
                     }
                 )));
             }

@@ -4,8 +4,8 @@
 
 use super::equivalents::Stale;
 use super::{Fate, Mutant, MutantId};
-use crate::report::escape;
 use crate::spec::Function;
+use crate::text::terminal;
 use serde::Serialize;
 use similar::TextDiff;
 use std::io::{self, Write};
@@ -218,7 +218,7 @@ pub fn build(inputs: Inputs<'_>) -> Report {
 /// A unified diff of the module and one mutant, two lines of context, headed by the
 /// module's name (escaped: a name holding a newline must not forge a line of the report).
 fn diff(module: &str, original: &str, mutant: &str) -> String {
-    let module = escape::line(module);
+    let module = terminal::line(module);
     TextDiff::from_lines(original, mutant)
         .unified_diff()
         .context_radius(2)
@@ -237,7 +237,7 @@ fn percent(value: Option<f64>) -> String {
 
 /// The report for people. Everything that came from the module (names, code) is escaped.
 pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let module = escape::line(&report.module);
+    let module = terminal::line(&report.module);
     let c = &report.counts;
     for mutant in &report.mutants {
         let title = match mutant.status {
@@ -250,15 +250,15 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             out,
             "{title} {module}:{}: {}",
             mutant.line,
-            escape::line(&mutant.id.to_string())
+            terminal::line(&mutant.id.to_string())
         )?;
-        write!(out, "{}", escape::text(&mutant.diff))?;
+        write!(out, "{}", terminal::multiline(&mutant.diff))?;
         if let Some(case) = &mutant.counterexample {
             let text = serde_json::to_string(case).unwrap_or_default();
             writeln!(
                 out,
                 "  smallest failing generated case (add it as a fixed case):\n  {}",
-                escape::line(&clipped(&text, 600))
+                terminal::line(&clipped(&text, 600))
             )?;
         }
         if let Some(reason) = mutant
@@ -266,13 +266,13 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             .as_ref()
             .filter(|_| mutant.status == Status::NotRun)
         {
-            writeln!(out, "  {}", escape::line(reason))?;
+            writeln!(out, "  {}", terminal::line(reason))?;
         }
         if mutant.status == Status::Survived {
             writeln!(
                 out,
                 "  add a case that kills it, or list it as equivalent with the reason:\n  {}",
-                escape::line(&entry_json(&mutant.id))
+                terminal::line(&entry_json(&mutant.id))
             )?;
         }
         writeln!(out)?;
@@ -281,8 +281,8 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "STALE EQUIVALENT {}: {}",
-            escape::line(&stale.id.to_string()),
-            escape::line(&stale.problem)
+            terminal::line(&stale.id.to_string()),
+            terminal::line(&stale.problem)
         )?;
     }
     if !report.stale_equivalents.is_empty() {
@@ -316,7 +316,7 @@ pub fn human(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         report
             .equivalents_file
             .as_ref()
-            .map_or_else(String::new, |f| format!("   ({})", escape::line(f)))
+            .map_or_else(String::new, |f| format!("   ({})", terminal::line(f)))
     )?;
     if c.not_written > 0 {
         writeln!(

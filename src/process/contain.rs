@@ -65,7 +65,8 @@ fn probe() -> Containment {
         let reason = format!("{NO_PID_NAMESPACE_VARIABLE} is set");
         return subreaper(reason);
     }
-    // SAFETY: geteuid has no side effects.
+    // SAFETY: geteuid(2) takes no argument, cannot fail, and reads or writes no memory of
+    // this process.
     let root = unsafe { libc::geteuid() } == 0;
     let mut args: Vec<&str> = if root {
         vec![]
@@ -94,7 +95,8 @@ fn probe() -> Containment {
 
 /// Makes this process a child subreaper, so orphans of the implementation stay findable.
 fn subreaper(reason: String) -> Containment {
-    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) changes only this process's re-parenting rule.
+    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) takes integers only, no pointer, and changes only
+    // this process's re-parenting rule, which no Rust invariant depends on.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         let error = std::io::Error::last_os_error();
         return Containment::Subreaper {
@@ -159,7 +161,8 @@ pub(super) fn kill_orphans() {
             return;
         }
         for (pid, _) in &victims {
-            // SAFETY: kill(2) has no memory effects.
+            // SAFETY: kill(2) takes integers only and touches no memory of this process; the
+            // victims are descendants of this process, never this process itself.
             unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
         }
         for (pid, parent) in &victims {
@@ -167,7 +170,9 @@ pub(super) fn kill_orphans() {
                 // Our child now (re-parented): reap it so it leaves no zombie. SIGKILL was
                 // sent, so the wait ends as soon as the kernel has torn it down.
                 let mut status = 0;
-                // SAFETY: waitpid on a pid that is our child; status is ours.
+                // SAFETY: waitpid(2) writes one int through `&mut status`, a live local; the
+                // pid is our child, so reaping it steals no `Child` of the standard library
+                // (those are in LIVE and excluded from the victims).
                 unsafe { libc::waitpid(*pid as i32, &mut status, 0) };
             }
         }

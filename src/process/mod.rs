@@ -107,22 +107,25 @@ pub struct Child {
 /// on 3 and 4 can never clobber one of them.
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two fds into the array we own.
+    // SAFETY: pipe2(2) writes exactly two ints through the pointer, into `fds`, a live local
+    // array of two.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    // SAFETY: both fds were just created and are owned by nobody else.
+    // SAFETY: pipe2 succeeded, so both fds are open, and they were just created: nothing
+    // else owns them, so each `OwnedFd` is their only owner and closes them once.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     Ok((high(read)?, high(write)?))
 }
 
 fn high(fd: OwnedFd) -> io::Result<OwnedFd> {
-    // SAFETY: F_DUPFD_CLOEXEC duplicates an fd we own into a new one we then own.
+    // SAFETY: fcntl(F_DUPFD_CLOEXEC) takes integers only; `fd` is open for the call, as an
+    // `OwnedFd` we hold.
     let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
     if new < 0 {
         return Err(io::Error::last_os_error());
     }
-    // SAFETY: `new` is a fresh fd returned by fcntl.
+    // SAFETY: `new` is not negative, so it is an open fd fcntl just made: nobody else owns it.
     Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
@@ -286,7 +289,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// In the child, between fork and exec.
 fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> {
-    // SAFETY (whole function): only async-signal-safe calls on plain integers.
+    // SAFETY: this runs between fork and exec, where only async-signal-safe calls are
+    // allowed: dup2, prctl and setrlimit are, and the closure allocates nothing. They take
+    // integers, or a pointer to an `rlimit` on this stack frame that outlives the call.
     unsafe {
         // dup2 onto 3 and 4 clears close-on-exec on the copies; the originals (above 9)
         // still close at exec.
@@ -330,7 +335,9 @@ const FIRST_UNNEEDED_FD: u32 = 5;
 /// rather than closing leaves the standard library's own close-on-exec pipe, which reports
 /// a failed exec, working. Between fork and exec: async-signal-safe calls only.
 fn close_inherited_at_exec() {
-    // SAFETY: close_range(2) and fcntl(2) act on descriptor numbers only.
+    // SAFETY: close_range(2) and fcntl(2) take integers only and only set close-on-exec
+    // flags (this process execs next, so no `OwnedFd` of it is invalidated); getrlimit(2)
+    // writes one `rlimit` into `limit`, a live local. All three are async-signal-safe.
     unsafe {
         let marked = libc::syscall(
             libc::SYS_close_range,

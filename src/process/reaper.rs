@@ -9,7 +9,8 @@ pub const MARKER_VARIABLE: &str = "PARCALL_RUN_MARKER";
 
 /// SIGKILLs the process group `pgid` (a no-op when it is already gone).
 pub fn kill_group(pgid: i32) {
-    // SAFETY: kill(2) with a negative pid signals a process group; it has no memory effects.
+    // SAFETY: kill(2) takes integers only and touches no memory of this process; a negative
+    // pid signals the implementation's process group, which this process is not in.
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
     }
@@ -43,8 +44,9 @@ pub fn sweep(marker: &str) -> usize {
             .any(|var| var == needle.as_bytes())
         {
             found += 1;
-            // SAFETY: kill(2) has no memory effects. A process that is not our child is
-            // reaped by its own parent or init once it dies.
+            // SAFETY: kill(2) takes integers only and touches no memory of this process,
+            // which the loop skips. A process that is not our child is reaped by its own
+            // parent or init once it dies.
             unsafe {
                 libc::kill(pid, libc::SIGKILL);
             }

@@ -157,8 +157,20 @@ impl Number {
     }
 }
 
-/// Runs a tool whose arguments are valid: `Ok(str(result))` or `Err("Type: message")`.
-fn run(tool: &str, arguments: &Object) -> Result<String, String> {
+/// What a sandbox tool raises, shown as Python shows it: `Type: message`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Raised {
+    #[error("ZeroDivisionError: division by zero")]
+    IntDivisionByZero,
+    #[error("ZeroDivisionError: float division by zero")]
+    FloatDivisionByZero,
+    /// `key` is already the Python `repr` of the key looked up.
+    #[error("KeyError: {key}")]
+    KeyError { key: String },
+}
+
+/// Runs a tool whose arguments are valid: `Ok(str(result))` or what it raised.
+fn run(tool: &str, arguments: &Object) -> Result<String, Raised> {
     let string = |name: &str| arguments[name].as_str().unwrap_or_default();
     match tool {
         "add" => Ok(add(
@@ -186,21 +198,22 @@ fn add(a: Number, b: Number) -> String {
 
 /// True division. Operands of the domain convert to floats exactly, and IEEE division is
 /// correctly rounded, as CPython's `int / int` is.
-fn divide(a: Number, b: Number) -> Result<String, String> {
+fn divide(a: Number, b: Number) -> Result<String, Raised> {
     if b.is_zero() {
-        let message = match (a, b) {
-            (Number::Int(_), Number::Int(_)) => "division by zero",
-            _ => "float division by zero",
-        };
-        return Err(format!("ZeroDivisionError: {message}"));
+        return Err(match (a, b) {
+            (Number::Int(_), Number::Int(_)) => Raised::IntDivisionByZero,
+            _ => Raised::FloatDivisionByZero,
+        });
     }
     Ok(python_repr(a.as_f64() / b.as_f64()))
 }
 
-fn lookup(table: &[(&str, &str)], key: &str, given: &str) -> Result<String, String> {
+fn lookup(table: &[(&str, &str)], key: &str, given: &str) -> Result<String, Raised> {
     table
         .iter()
         .find(|(k, _)| *k == key)
         .map(|(_, v)| (*v).to_owned())
-        .ok_or_else(|| format!("KeyError: {}", python::repr_str(given)))
+        .ok_or_else(|| Raised::KeyError {
+            key: python::repr_str(given),
+        })
 }

@@ -71,7 +71,7 @@ pub fn json_diff(expected: &Value, actual: &Value, palette: Palette) -> String {
     let mut out = String::new();
     for change in diff.iter_all_changes() {
         // Values may come from the implementation: shown escaped, never obeyed.
-        let line = super::escape::line(change.value().trim_end_matches('\n'));
+        let line = crate::text::terminal::line(change.value().trim_end_matches('\n'));
         let _ = match change.tag() {
             ChangeTag::Delete => writeln!(out, "{}", palette.removed(format!("-{line}"))),
             ChangeTag::Insert => writeln!(out, "{}", palette.added(format!("+{line}"))),

@@ -7,7 +7,24 @@ use super::model::Report;
 use crate::json;
 use crate::judge::OutcomeKind;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// An expectations file that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExpectationsError {
+    /// Unreadable or not an expectations file's JSON; the text names the file.
+    #[error("{0}")]
+    Read(String),
+    #[error("{path}: not a parcall-expectations file of version 1")]
+    WrongFormat { path: PathBuf },
+    #[error("{path}: known_failures[{index}] ({case}): outcome `{outcome}` is not one of {}", OutcomeKind::FAILURES.map(OutcomeKind::label).join(", "))]
+    NotAFailure {
+        path: PathBuf,
+        index: usize,
+        case: String,
+        outcome: OutcomeKind,
+    },
+}
 
 /// Globs matching more cases than this are refused unless the file raises the limit: a
 /// broad glob silently accepts new failures.
@@ -45,23 +62,20 @@ pub struct KnownFailure {
 }
 
 impl ExpectationsFile {
-    pub fn load(path: &Path) -> Result<ExpectationsFile, String> {
-        let file: ExpectationsFile = json::from_file(path)?;
+    pub fn load(path: &Path) -> Result<ExpectationsFile, ExpectationsError> {
+        let file: ExpectationsFile =
+            json::from_file(path).map_err(|e| ExpectationsError::Read(e.to_string()))?;
         if file.format != "parcall-expectations" || file.version != 1 {
-            return Err(format!(
-                "{}: not a parcall-expectations file of version 1",
-                path.display()
-            ));
+            return Err(ExpectationsError::WrongFormat { path: path.into() });
         }
         for (index, entry) in file.known_failures.iter().enumerate() {
             if !entry.outcome.is_failure() {
-                return Err(format!(
-                    "{}: known_failures[{index}] ({}): outcome `{}` is not one of {}",
-                    path.display(),
-                    entry.case,
-                    entry.outcome,
-                    OutcomeKind::FAILURES.map(OutcomeKind::label).join(", ")
-                ));
+                return Err(ExpectationsError::NotAFailure {
+                    path: path.into(),
+                    index,
+                    case: entry.case.clone(),
+                    outcome: entry.outcome,
+                });
             }
         }
         Ok(file)

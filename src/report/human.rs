@@ -7,10 +7,10 @@
 //! texts, `text` for multi-line ones. Only the palette writes escape sequences.
 
 use super::diff::{alike, json_diff};
-use super::escape::{line, text};
 use super::model::{CaseReport, Detail, Report, Status};
 use super::palette::Palette;
 use crate::json::{dumps, Style, Value};
+use crate::text::terminal::{line, multiline as text};
 use std::io::{self, Write};
 
 const COMPACT: Style = Style {

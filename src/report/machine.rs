@@ -166,15 +166,15 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "# {}",
-            super::escape::line(&super::escape::headline(error))
+            crate::text::terminal::line(&super::escape::headline(error))
         )?;
     }
     writeln!(
         out,
         "# parcall {} · suite {} · {} · number model {}",
         report.parcall,
-        super::escape::line(&report.suite),
-        super::escape::line(&report.target),
+        crate::text::terminal::line(&report.suite),
+        crate::text::terminal::line(&report.target),
         report.number_model
     )?;
     if let Some(seed) = report.seed {
@@ -183,8 +183,8 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "1..{}", report.cases.len())?;
     for (index, case) in report.cases.iter().enumerate() {
         let number = index + 1;
-        let title =
-            super::escape::line(&format!("{} - {}", case.id, case.description)).into_owned();
+        let title = crate::text::terminal::line(&format!("{} - {}", case.id, case.description))
+            .into_owned();
         match case.status() {
             Status::Passed => writeln!(out, "ok {number} {title}")?,
             // TAP's TODO: a known failure that does not fail the run.
@@ -196,7 +196,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             Status::Skipped => writeln!(
                 out,
                 "ok {number} {title} # SKIP {}",
-                super::escape::line(&super::escape::headline(&failure_text(case)))
+                crate::text::terminal::line(&super::escape::headline(&failure_text(case)))
             )?,
             Status::Failed => {
                 writeln!(out, "not ok {number} {title}")?;
@@ -209,7 +209,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 )?;
                 writeln!(out, "  message: |")?;
                 for line in failure_text(case).lines() {
-                    writeln!(out, "    {}", super::escape::line(line))?;
+                    writeln!(out, "    {}", crate::text::terminal::line(line))?;
                 }
                 writeln!(out, "  ...")?;
             }

@@ -23,4 +23,4 @@ pub use schema::{case_file_schema, requirements_schema};
 pub use script::{
     dispatch_answer, held_scripts, tool_answer, CaseDispatch, CaseTools, Script, Scripts,
 };
-pub use source::Source;
+pub use source::{Source, SourceError};

@@ -7,6 +7,23 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded_spec.rs"));
 }
 
+/// A specification file that cannot be read. `file` is how [`Source::display`] names it.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("{file}: not in the built-in spec")]
+    NotBuiltIn { file: String },
+    #[error("{file}: cannot read: {source}")]
+    Unreadable {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}: cannot list case files: {source}")]
+    Unlistable {
+        file: String,
+        source: std::io::Error,
+    },
+}
+
 /// A specification's files, addressed by paths relative to the spec's root with `/`
 /// separators (`cases/execute_tool_calls/ids.json`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,20 +62,27 @@ impl Source {
     }
 
     /// The text of one file.
-    pub fn read(&self, relative: &str) -> Result<String, String> {
+    pub fn read(&self, relative: &str) -> Result<String, SourceError> {
+        let file = || self.display(relative);
         match self {
             Source::Embedded => embedded::FILES
                 .iter()
                 .find(|(path, _)| *path == relative)
                 .map(|(_, text)| (*text).to_owned())
-                .ok_or_else(|| format!("{}: not in the built-in spec", self.display(relative))),
-            Source::Dir(dir) => crate::json::read_regular_file(&dir.join(relative))
-                .map_err(|e| format!("{}: cannot read: {e}", self.display(relative))),
+                .ok_or_else(|| SourceError::NotBuiltIn { file: file() }),
+            Source::Dir(dir) => {
+                crate::json::read_regular_file(&dir.join(relative)).map_err(|source| {
+                    SourceError::Unreadable {
+                        file: file(),
+                        source,
+                    }
+                })
+            }
         }
     }
 
     /// The `*.json` files directly in folder `relative`, sorted so runs are reproducible.
-    pub fn json_files(&self, relative: &str) -> Result<Vec<String>, String> {
+    pub fn json_files(&self, relative: &str) -> Result<Vec<String>, SourceError> {
         let mut files = match self {
             Source::Embedded => {
                 let prefix = format!("{relative}/");
@@ -69,8 +93,12 @@ impl Source {
                     .map(|(path, _)| (*path).to_owned())
                     .collect()
             }
-            Source::Dir(dir) => list_json(dir, relative)
-                .map_err(|e| format!("{}: cannot list case files: {e}", self.display(relative)))?,
+            Source::Dir(dir) => {
+                list_json(dir, relative).map_err(|source| SourceError::Unlistable {
+                    file: self.display(relative),
+                    source,
+                })?
+            }
         };
         files.sort();
         Ok(files)

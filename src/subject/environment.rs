@@ -54,12 +54,17 @@ impl EnvPolicy {
     }
 }
 
+/// A `--pass-env` value that cannot name a variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a variable name (pass a NAME; its value comes from the environment)")]
+pub struct VariableNameError {
+    pub text: String,
+}
+
 /// `--pass-env NAME`: a variable name, which cannot be empty or hold `=` or NUL.
-pub fn variable_name(text: &str) -> Result<String, String> {
+pub fn variable_name(text: &str) -> Result<String, VariableNameError> {
     if text.is_empty() || text.contains(['=', '\0']) {
-        return Err(format!(
-            "`{text}` is not a variable name (pass a NAME; its value comes from the environment)"
-        ));
+        return Err(VariableNameError { text: text.into() });
     }
     Ok(text.to_owned())
 }

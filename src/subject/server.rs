@@ -29,8 +29,10 @@ pub fn serve_from_environment(model: NumberModel) -> io::Result<()> {
             "PARCALL_PROTOCOL_FDS must be `READ,WRITE`, got `{spec}`"
         )));
     };
-    // SAFETY: the runner hands these fds to this process for the protocol alone; nothing
-    // else in this process opens or closes them.
+    // SAFETY: `File::from_raw_fd` needs an open fd that nothing else owns. The runner opens
+    // both for this process and hands them over for the protocol alone; nothing else in
+    // this process wraps or closes them, and this function is the only one that takes
+    // them, so each `File` is their one owner and closes them once.
     let (read, write) = unsafe { (File::from_raw_fd(read), File::from_raw_fd(write)) };
     serve(BufReader::new(read), write, model)
 }

@@ -17,7 +17,7 @@ pub(super) fn case_files(
 ) -> Vec<String> {
     source
         .json_files(&format!("cases/{}", function.name()))
-        .map_err(|problem| problems.push(problem))
+        .map_err(|problem| problems.push(problem.to_string()))
         .unwrap_or_default()
 }
 
@@ -55,7 +55,7 @@ pub(super) fn read_case_file(
     let text = match source.read(relative) {
         Ok(text) => text,
         Err(problem) => {
-            file.problems.push(problem);
+            file.problems.push(problem.to_string());
             return file;
         }
     };

@@ -9,7 +9,7 @@ use thiserror::Error;
 pub(super) fn read_version(source: &Source, problems: &mut Vec<String>) -> String {
     let version = source
         .read("VERSION")
-        .map_err(|problem| problems.push(problem))
+        .map_err(|problem| problems.push(problem.to_string()))
         .unwrap_or_default()
         .trim()
         .to_owned();
@@ -34,12 +34,15 @@ pub(super) fn read_json<T: serde::de::DeserializeOwned>(
     relative: &str,
     problems: &mut Vec<String>,
 ) -> Option<T> {
-    let parsed = source.read(relative).and_then(|text| {
-        parse_json_text(source, relative, &text, |_| ()).map_err(|e| e.to_string())
-    });
+    let parsed = source
+        .read(relative)
+        .map_err(|e| e.to_string())
+        .and_then(|text| {
+            parse_json_text(source, relative, &text, |_| ()).map_err(|e| e.to_string())
+        });
     parsed
         .map(|(value, ())| value)
-        .map_err(|problem| problems.push(problem))
+        .map_err(|problem| problems.push(problem.to_string()))
         .ok()
 }
 
