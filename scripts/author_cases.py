@@ -132,7 +132,7 @@ def adds(a, b, cid=OMIT):
 
 
 import case_inputs  # noqa: E402  (the case inputs, kept apart from the machinery)
-import case_inputs_coverage  # noqa: E402  (issue #17's corners, in their own module)
+import case_inputs_coverage  # noqa: E402  (the coverage corners, in their own module)
 
 case_inputs.define(sys.modules[__name__])
 case_inputs_coverage.define(sys.modules[__name__])

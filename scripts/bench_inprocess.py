@@ -2,7 +2,7 @@
 module in this very process, with the same tool scripts and the same checks as parcall
 (typed JSON equality of outputs, invocations as multisets), and prints the seconds taken.
 
-With --lean, the leanest loop instead (issue #15 item 2: load the case, call the function
+With --lean, the leanest loop instead (the pipe's benchmark: load the case, call the function
 with scripted tools, compare with `==`): the case files' bytes are read before the clock
 starts and decoded inside it, tools are answered from a dict by canonical args, outputs are
 compared with `==`; no invocation log and no check of invocations.

@@ -409,7 +409,7 @@ def dedup_cases(m):
 
 
 # ------------------------------------------------------------------------------------------
-# Cases that kill mutants of the example solution (`parcall mutate`, issue #16): each is a
+# Cases that kill mutants of the example solution (`parcall mutate`): each is a
 # bug a student could write that the cases above let through. Ids in the `*-mutant-*`
 # range are this section's alone.
 # ------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Case inputs for the corners of issue #17 (see author_cases.py): batches of hundreds of
+"""Case inputs for the coverage corners (see author_cases.py): batches of hundreds of
 calls, max_parallel at every scale, exception kinds, canonically equivalent text, unusual
 tool names, deep nesting and integers at CPython's 4,300-digit limit. Ids are permanent."""
 import unicodedata

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, Weak};
 
 /// Entries beyond this are pruned of dead cases; if the live ones still fill three quarters
 /// of it, the table starts over. A `check` streams each generated case once, so without a
-/// bound the table would grow with the run (issue #15 item 1 keeps memory flat).
+/// bound the table would grow with the run, and memory must stay flat however many cases run.
 const KEPT: usize = 4096;
 
 /// Blames by case allocation and number model. The `Weak` keeps the case's allocation from
