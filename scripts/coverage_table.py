@@ -1,4 +1,4 @@
-"""The coverage table of issue #17: per corner, how many fixed cases (the spec's own) and
+"""The coverage table of the case corners: per corner, how many fixed cases (the spec's own) and
 generated cases (`parcall spec export --generated N --seed S`, summed over seeds) reach it,
 before and after; with --examples, on how many seeds the generated cases alone catch each
 broken example of the corner.

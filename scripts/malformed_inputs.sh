@@ -2,7 +2,7 @@
 # Feeds `parcall check`, `parcall grade` and `parcall spec export` malformed input and
 # tabulates what happened: the exit code against the documented one, a hang (no exit within
 # HANG_SECONDS), a panic (a Rust panic message on stderr) or a clear error (`error:` on
-# stderr, naming what is wrong). Reproduces the table of issue #13.
+# stderr, naming what is wrong). Reproduces the malformed-input table.
 #
 #   scripts/malformed_inputs.sh [PATH-TO-PARCALL]      (default: target/debug/parcall)
 #
