@@ -1,4 +1,4 @@
-//! `parcall check` under hostile implementations and bad input (issue #13), end to end on the
+//! `parcall check` under hostile implementations and bad input, end to end on the
 //! real binary: inputs are read before untrusted code runs, nothing it starts outlives the
 //! run, the caller's environment stays behind, its text cannot drive the terminal, memory
 //! and reply sizes are bounded, and no flag value or input file panics or hangs.

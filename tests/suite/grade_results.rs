@@ -1,4 +1,4 @@
-//! `parcall grade` results under attack (issue #12, items 10-12): planted links in `--out`,
+//! `parcall grade` results under attack: planted links in `--out`,
 //! names that collide with the run's own files or carry formulas and control characters, a
 //! run killed half way, and set-up mistakes that must not be blamed on students.
 

@@ -1,4 +1,4 @@
-//! `parcall grade` against one attack at a time (issue #12): each test grades a correct
+//! `parcall grade` against one attack at a time: each test grades a correct
 //! submission beside one hostile submission or planted file and asserts the attack is
 //! contained. Tests that need root, namespaces or cgroups say so and skip without them.
 
