@@ -465,6 +465,6 @@ fn spec_md_publishes_the_example_solutions_figures() {
         spec.contains(&table),
         "SPEC.md's mutation figures are out of date; they are now:\n{table}"
     );
-    // The goal of issue #16: at least 95% killed by the fixed cases alone.
+    // The suite's goal for mutation testing: at least 95% killed by the fixed cases alone.
     assert!(report["score"]["fixed"].as_f64().unwrap() >= 95.0);
 }
