@@ -6,7 +6,7 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use parcall::judge::{judge, Outcome};
 use parcall::reference::Execution;
 use parcall::spec::{Spec, SpecCase};
-use parcall::subject::reference::run_case;
+use parcall::judge::runs::run_case;
 
 fn main() {
     let arguments = Arguments::from_args();

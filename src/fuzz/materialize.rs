@@ -6,7 +6,7 @@ use crate::generate::cases::GeneratedInput;
 use crate::json::{self, NumberModel, Value};
 use crate::reference::{DomainError, Execution};
 use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, SpecCase};
-use crate::subject::reference::{run_dedup, run_exec};
+use crate::judge::runs::{run_dedup, run_exec};
 
 /// The case of `input`, with expectations from the reference. The input moves into the case:
 /// a generated input is drawn to become one case, and copying its calls and scripts was a

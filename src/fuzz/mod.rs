@@ -447,7 +447,7 @@ fn run_function(
     // runner computes another model's from them when it replays one.
     let mut counterexample = match subject.number_model() {
         NumberModel::Python => minimal.case.clone(),
-        _ => crate::subject::expected::recomputed_under(NumberModel::Python, &minimal.case)
+        _ => crate::judge::expected::recomputed_under(NumberModel::Python, &minimal.case)
             .unwrap_or_else(|_| minimal.case.clone()),
     };
     rename(

@@ -3,8 +3,10 @@
 
 pub mod blame;
 mod dispatch_order;
+pub mod expected;
 mod invocations;
 mod outcome;
+pub mod runs;
 
 pub use blame::{blame, blame_in, Blame, Charge, GeneratedTally};
 pub use invocations::{multiset_difference, InvocationDiff};
@@ -103,7 +105,7 @@ pub fn held_in(model: NumberModel, runs: &[BatchRun]) -> Cow<'_, [BatchRun]> {
 }
 
 /// [`judge`] for an implementation of number model `model`, on a case whose expectations
-/// are that model's (see [`crate::subject::expected::expected_under`]).
+/// are that model's (see [`crate::judge::expected::expected_under`]).
 pub fn judge_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Outcome {
     let expected = case.batch_count();
     if runs.len() != expected {

@@ -191,7 +191,7 @@ impl<'a> Runner<'a> {
         let mut results = Vec::with_capacity(cases.len());
         let sink = &mut |result| results.push(result);
         let (cases, refused) =
-            crate::subject::expected::all_expected_under(self.number_model, cases);
+            crate::judge::expected::all_expected_under(self.number_model, cases);
         for (case, reason) in &refused {
             self.skip_all(std::iter::once(case.clone()), reason, sink);
         }
@@ -221,7 +221,7 @@ impl<'a> Runner<'a> {
         let model = self.number_model;
         let mut refused = Vec::new();
         let mut judged = source.filter_map(|case| {
-            match crate::subject::expected::expected_under(model, &case) {
+            match crate::judge::expected::expected_under(model, &case) {
                 Ok(judged) => Some(judged),
                 Err(error) => {
                     refused.push((case, format!("not run: its expectations under the {model} number model cannot be computed: {error}")));

@@ -36,7 +36,7 @@ impl<F: FnMut(&Case) -> CaseRun> InProcess<F> {
 pub fn reference(execution: Execution) -> InProcess<impl FnMut(&Case) -> CaseRun> {
     InProcess::new(
         &Function::ALL,
-        move |case: &Case| match super::reference::run_case(case, execution) {
+        move |case: &Case| match crate::judge::runs::run_case(case, execution) {
             Ok(runs) => (runs, None),
             Err(error) => (Vec::new(), Some(error.to_string())),
         },

@@ -7,10 +7,8 @@
 
 pub mod adapters;
 pub mod environment;
-pub mod expected;
 pub mod in_process;
 pub mod launch;
-pub mod reference;
 pub mod server;
 
 pub use in_process::InProcess;

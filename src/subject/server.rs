@@ -2,7 +2,7 @@
 //! would serve itself. The runner's own end-to-end test checks it, and it is a worked
 //! example of the implementation side of the protocol.
 
-use super::reference::{run_dedup, run_exec};
+use crate::judge::runs::{run_dedup, run_exec};
 use crate::json::NumberModel;
 use crate::judge::BatchRun;
 use crate::protocol::{

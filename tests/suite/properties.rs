@@ -397,7 +397,7 @@ proptest! {
     fn the_reference_with_a_shuffled_dispatch_order_conforms(seed in any::<u64>()) {
         use parcall::judge::{judge, Outcome};
         use parcall::spec::{Function, Spec};
-        use parcall::subject::reference::run_case;
+        use parcall::judge::runs::run_case;
         let spec = Spec::embedded().unwrap();
         let generated = parcall::fuzz::generated_cases(Function::ExecuteToolCalls, &spec.cases, 40, seed);
         let exec_cases = spec.cases.iter().filter(|c| c.function() == Function::ExecuteToolCalls);

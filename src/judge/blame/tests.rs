@@ -158,7 +158,7 @@ fn messages_out_of_call_order_are_charged_to_the_order_rule_alone() {
 #[test]
 fn under_float64_the_expected_output_of_every_case_breaks_no_rule() {
     use crate::json::NumberModel::Float64;
-    use crate::subject::expected::expected_under;
+    use crate::judge::expected::expected_under;
     let spec = Spec::embedded().unwrap();
     let mut cases = spec.cases.clone();
     for function in Function::ALL {
@@ -184,7 +184,7 @@ fn float64_blame(case_id: &str, output: &str) -> (Outcome, Blame) {
     use crate::json::NumberModel::Float64;
     let spec = Spec::embedded().unwrap();
     let case = spec.cases.iter().find(|c| c.id() == case_id).unwrap();
-    let judged = crate::subject::expected::expected_under(Float64, case).unwrap();
+    let judged = crate::judge::expected::expected_under(Float64, case).unwrap();
     let mut runs = expected_runs(&judged.case);
     runs[0].output = parse(output).unwrap();
     let outcome = crate::judge::judge_in(Float64, &judged.case, &runs);

@@ -1,9 +1,10 @@
-//! The reference implementation as a subject: runs batches in-process with a case's
-//! recording tools. The spec tests use it directly; `parcall reference` serves it over the
-//! protocol.
+//! The reference run on a case's inputs with the case's recording tools: what every batch
+//! returns and invokes. Expectations under a number model are computed from it, the spec
+//! tests check the case files against it, and the in-process reference subject and
+//! `parcall reference` answer with it.
 
 use crate::json::{NumberModel, Object, Value};
-use crate::judge::{dedup_invocation, exec_invocation, BatchRun};
+use super::{dedup_invocation, exec_invocation, BatchRun};
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls_in, DomainError, Execution, DEFAULT_MAX_PARALLEL,
 };

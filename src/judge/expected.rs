@@ -2,9 +2,9 @@
 //! expects; for an implementation that declared `float64`, the reference runs the case's
 //! inputs as a float64 runtime holds them and its results become the case's expectations.
 
-use super::reference::{run_dedup, run_exec};
+use super::runs::{run_dedup, run_exec};
 use crate::json::{self, NumberModel, Value};
-use crate::judge::BatchRun;
+use super::BatchRun;
 use crate::reference::{DomainError, Execution};
 use crate::spec::{
     held_scripts, Case, DedupBatch, DedupCase, Dispatch, ExecBatch, ExecCase, SpecCase,
