@@ -3,6 +3,9 @@
 //! in-process with the same checks (no process boundary at all), and the cost per case of a
 //! process-per-case design. Run: `cargo bench --bench runner`.
 
+use parcall::check::Checker;
+use parcall::fuzz::CaseRunner;
+use parcall::judge::Judge;
 use parcall::process::Limits;
 use parcall::runner::{Runner, Settings};
 use parcall::spec::Spec;
@@ -93,12 +96,13 @@ fn main() {
     let prepared =
         adapters::python_module(&solution, &"python3".into(), Limits::default()).unwrap();
     let sample: Vec<_> = spec.cases.iter().take(100).cloned().collect();
+    let judge = Judge::new(Default::default());
     let start = Instant::now();
     for case in &sample {
         let mut runner =
             Runner::start(&prepared.launch, &spec.version, Settings::default()).unwrap();
-        let result = runner.run_cases(std::slice::from_ref(case));
-        assert!(result[0].outcome.is_pass());
+        let result = Checker::new(&mut runner, &judge).run_one(case.clone());
+        assert!(result.outcome.is_pass());
         runner.shutdown();
     }
     let per_process = start.elapsed().as_secs_f64() / sample.len() as f64;

@@ -19,6 +19,7 @@ macro_rules! say_partly {
     }};
 }
 
+pub mod check;
 pub mod cli;
 pub mod fuzz;
 pub mod generate;

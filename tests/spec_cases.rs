@@ -3,10 +3,13 @@
 //! concurrently; both must pass.
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use parcall::judge::{judge, Outcome};
+use parcall::check::Checker;
+use parcall::fuzz::CaseRunner;
+use parcall::json::NumberModel;
+use parcall::judge::Judge;
 use parcall::reference::Execution;
 use parcall::spec::{Spec, SpecCase};
-use parcall::judge::runs::run_case;
+use parcall::subject::in_process::reference;
 
 fn main() {
     let arguments = Arguments::from_args();
@@ -28,12 +31,15 @@ fn main() {
     libtest_mimic::run(&arguments, trials).exit();
 }
 
+/// The reference, in process, judged by the one judge as any implementation is.
 fn check(case: &SpecCase) -> Result<(), Failed> {
+    let judge = Judge::new(NumberModel::Python);
     for execution in [Execution::Sequential, Execution::CONCURRENT] {
-        let runs = run_case(&case.case, execution).map_err(|e| format!("{}: {e}", case.file))?;
-        let outcome = judge(&case.case, &runs);
-        if outcome != Outcome::Pass {
-            return Err(format!("{} ({execution:?}): {outcome:#?}", case.file).into());
+        let mut subject = reference(NumberModel::Python, execution);
+        let result = Checker::new(&mut subject, &judge).run_one(case.clone());
+        if !result.outcome.is_pass() {
+            let file = case.origin.file();
+            return Err(format!("{file} ({execution:?}): {:#?}", result.outcome).into());
         }
     }
     Ok(())

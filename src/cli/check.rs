@@ -3,11 +3,13 @@
 
 use super::exit;
 use super::{CheckArgs, SpecArg};
-use crate::fuzz::{self, regressions};
+use crate::check::gate::ExpectationsFile;
+use crate::check::regressions::{self, FileRegressions, NoRegressions, Regressions};
+use crate::check::{self, Checked, Context, Undefined};
+use crate::judge::{CaseResult, Judge};
 use crate::process::Limits;
-use crate::report::expectations::ExpectationsFile;
-use crate::report::{self, Context, Palette, Report, Verdict};
-use crate::runner::{self, Run, Settings};
+use crate::report::{self, Palette, Report};
+use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
 use crate::subject::environment::EnvPolicy;
@@ -41,13 +43,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
         target: &plan.prepared.target,
         rerun_base: &rerun,
     };
-    let mut report =
-        Report::new(&outcome.run, &context).with_generated(plan.seed, &outcome.generated, &context);
+    let mut report = check::report(&outcome.checked, &context);
     report.containment = Some(plan.prepared.containment.describe());
-    if let Some(reason) = &outcome.incomplete {
-        report.verdict = Verdict::Error;
-        report.error.get_or_insert_with(|| reason.clone());
-    }
     if let Some(path) = &args.expectations {
         // What gates is what was read before the implementation started: it may have
         // rewritten the file since.
@@ -77,9 +74,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     )?;
     let code = match report.verdict {
         _ if unwritten => exit::INCOMPLETE,
-        Verdict::Conforms => exit::SUCCESS,
-        Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
-        Verdict::Error => exit::INCOMPLETE,
+        report::Verdict::Conforms => exit::SUCCESS,
+        report::Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
+        report::Verdict::Error => exit::INCOMPLETE,
     };
     // The process exits next: freeing the spec value by value is work for nothing, and for
     // a `--spec` export of 10,000 generated cases (150 MB) it took a third of a second.
@@ -187,7 +184,7 @@ fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, Strin
 struct Plan {
     spec: Spec,
     expectations: Option<ExpectationsFile>,
-    /// Recorded regressions, then the selected spec cases.
+    /// The selected spec cases (the recorded regressions run before them).
     cases: Vec<SpecCase>,
     functions: Vec<Function>,
     prepared: Prepared,
@@ -205,18 +202,7 @@ impl Plan {
             .into_iter()
             .filter(|f| args.function.is_empty() || args.function.contains(f))
             .collect();
-        let mut cases = Vec::new();
-        if replays_regressions(args) {
-            match regressions::load(&args.regressions, &implementation_key(args)) {
-                Ok(replayed) => cases.extend(
-                    replayed
-                        .into_iter()
-                        .filter(|c| functions.contains(&c.function())),
-                ),
-                Err(error) => say!("parcall: warning: {error}; no regressions replayed"),
-            }
-        }
-        cases.extend(selected);
+        let cases = selected;
         let expectations = load_expectations(args)?;
         if let Some(dir) = args
             .save_failures
@@ -278,11 +264,8 @@ pub fn fresh_seed() -> u64 {
 }
 
 struct Outcome {
-    run: Run,
-    generated: Vec<fuzz::Summary>,
+    checked: Checked,
     notes: Vec<String>,
-    /// Why the run could not complete (its budget was spent).
-    incomplete: Option<String>,
 }
 
 fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
@@ -292,84 +275,94 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         deadline: Some(Instant::now() + args.budget),
         ..Settings::default()
     };
-    let check_plan = fuzz::CheckPlan {
-        spec: &plan.spec,
-        cases: &plan.cases,
+    let kept: Box<dyn Regressions> = if keeps_regressions(args) {
+        Box::new(FileRegressions {
+            path: args.regressions.clone(),
+            implementation: implementation_key(args),
+            replay: replays_regressions(args),
+        })
+    } else {
+        Box::new(NoRegressions)
+    };
+    let judge = Judge::new(Default::default());
+    let check_plan = check::Plan {
         functions: &plan.functions,
         fuzz: plan.fuzz,
         seed: plan.seed,
         settings,
         // Judged only on the functions it defines, unless a function was asked for.
         undefined: if args.function.is_empty() {
-            fuzz::Undefined::LeaveOut
+            Undefined::LeaveOut
         } else {
-            fuzz::Undefined::Fail
+            Undefined::Fail
         },
         // `check` shows the first failure shrunk; shrinking one per requirement is the
-        // feedback `grade` gives.
-        shrink_each_requirement: false,
-        // One implementation: its cases are drawn as they stream.
-        drawn: None,
+        // feedback `grade` gives. One implementation: its cases are drawn as they stream.
+        regressions: kept.as_ref(),
+        ..check::Plan::new(&plan.spec, &plan.cases, &judge)
     };
     let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
-    let checked = fuzz::check(&plan.prepared.launch, &check_plan, progress(expected_total));
+    let mut progress = Progress::on_terminal(expected_total);
+    let observer = progress.as_mut().map(|p| p as &mut dyn check::Observer);
+    let mut checked = check::run_process(&plan.prepared.launch, &check_plan, observer);
     clear_progress();
-    let notes = keep_counterexamples(args, &checked.generated);
-    Outcome {
-        run: checked.run,
-        generated: checked.generated,
-        notes,
-        incomplete: checked.incomplete,
+    let mut notes = std::mem::take(&mut checked.notes);
+    notes.extend(save_failures(args, &checked.generated));
+    Outcome { checked, notes }
+}
+
+/// With `--save-failures`, writes each counterexample as a case file. Failing to write is
+/// reported, never fatal: the verdict stands.
+fn save_failures(args: &CheckArgs, generated: &[crate::fuzz::Summary]) -> Vec<String> {
+    let Some(dir) = &args.save_failures else {
+        return Vec::new();
+    };
+    generated
+        .iter()
+        .filter_map(|g| g.counterexample.as_ref())
+        .map(
+            |counterexample| match regressions::save_case_file(dir, counterexample) {
+                Ok(path) => format!("counterexample saved as {}", path.display()),
+                Err(error) => format!("warning: {error}"),
+            },
+        )
+        .collect()
+}
+
+/// A progress line on stderr, redrawn at most every 100 ms.
+struct Progress {
+    total: usize,
+    done: usize,
+    last: Instant,
+}
+
+impl Progress {
+    /// A progress line for `total` cases, when stderr is a terminal.
+    fn on_terminal(total: usize) -> Option<Progress> {
+        std::io::stderr().is_terminal().then(|| Progress {
+            total,
+            done: 0,
+            last: Instant::now() - Duration::from_secs(1),
+        })
     }
 }
 
-/// Records each counterexample in the regressions file and, with `--save-failures`, as a
-/// case file. Failing to write is reported, never fatal: the verdict stands.
-fn keep_counterexamples(args: &CheckArgs, generated: &[fuzz::Summary]) -> Vec<String> {
-    let mut notes = Vec::new();
-    for counterexample in generated.iter().filter_map(|g| g.counterexample.as_ref()) {
-        if keeps_regressions(args) {
-            match regressions::record(&args.regressions, &implementation_key(args), counterexample)
-            {
-                Ok(true) => notes.push(format!(
-                    "counterexample {} recorded in {}; the next run replays it first",
-                    counterexample.id(),
-                    args.regressions.display()
-                )),
-                Ok(false) => {}
-                Err(error) => notes.push(format!("warning: {error}")),
-            }
-        }
-        if let Some(dir) = &args.save_failures {
-            match regressions::save_case_file(dir, counterexample) {
-                Ok(path) => notes.push(format!("counterexample saved as {}", path.display())),
-                Err(error) => notes.push(format!("warning: {error}")),
-            }
-        }
-    }
-    notes
-}
-
-/// A progress line on stderr when it is a terminal, redrawn at most every 100 ms.
-fn progress<'a>(total: usize) -> Option<runner::ResultCallback<'a>> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let mut done = 0usize;
-    let mut last = Instant::now() - Duration::from_secs(1);
-    Some(Box::new(move |_| {
-        done += 1;
-        if last.elapsed() >= Duration::from_millis(100) {
-            last = Instant::now();
+impl check::Observer for Progress {
+    fn case_judged(&mut self, _: &CaseResult) {
+        self.done += 1;
+        if self.last.elapsed() >= Duration::from_millis(100) {
+            self.last = Instant::now();
             let width = 30;
-            let filled = (done * width / total.max(1)).min(width);
+            let filled = (self.done * width / self.total.max(1)).min(width);
             say_partly!(
-                "\r[{}{}] {done}/{total} cases",
+                "\r[{}{}] {}/{} cases",
                 "=".repeat(filled),
-                " ".repeat(width - filled)
+                " ".repeat(width - filled),
+                self.done,
+                self.total
             );
         }
-    }))
+    }
 }
 
 fn clear_progress() {

@@ -144,6 +144,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         sandbox: &sandbox,
         budget: Duration::from_secs(args.submission_seconds),
         drawn: None,
+        judge: crate::judge::Judge::new(Default::default()),
     };
     // Every submission gets the same hidden cases: drawn once for the class, while the
     // canary (which needs none) waits on its interpreter's start.

@@ -84,6 +84,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
         limits: limits(&args),
         env: EnvPolicy::default(),
         drawn: crate::fuzz::Drawn::new(&spec.cases, &Function::ALL, args.fuzz, seed),
+        judge: crate::judge::Judge::new(Default::default()),
     };
     let functions = match baseline(&trial, &workspace, &source) {
         Ok(functions) => functions,

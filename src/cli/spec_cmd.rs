@@ -131,7 +131,8 @@ fn write_loaded(dir: &std::path::Path, spec: &Spec) -> anyhow::Result<usize> {
         indexmap::IndexMap::new();
     for case in &spec.cases {
         let topic = case
-            .file
+            .origin
+            .file()
             .rsplit('/')
             .next()
             .unwrap_or("cases")
@@ -169,7 +170,7 @@ fn write_loaded(dir: &std::path::Path, spec: &Spec) -> anyhow::Result<usize> {
 
 /// One case file holding `cases` (all of one function) under `topic`.
 fn merged_case_file(cases: &[crate::spec::SpecCase], topic: &str) -> Option<spec::CaseFile> {
-    use crate::fuzz::regressions::case_file;
+    use crate::check::regressions::case_file;
     use crate::spec::CaseFile;
     let mut file = cases.iter().map(case_file).reduce(|mut all, one| {
         match (&mut all, one) {

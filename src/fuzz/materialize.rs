@@ -1,12 +1,12 @@
 //! A generated input becomes a case: the reference runs it to give the expected output and
-//! invocations, and the requirements it exercises are read off its content.
+//! invocations. What it is about is what the checks find when it runs: a generated case
+//! names no requirement of its own.
 
-use super::tags::requirements_exercised;
 use crate::generate::cases::GeneratedInput;
 use crate::json::{self, NumberModel, Value};
-use crate::reference::{DomainError, Execution};
-use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, SpecCase};
 use crate::judge::runs::{run_dedup, run_exec};
+use crate::reference::{DomainError, Execution};
+use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, Origin, SpecCase};
 
 /// The case of `input`, with expectations from the reference. The input moves into the case:
 /// a generated input is drawn to become one case, and copying its calls and scripts was a
@@ -14,7 +14,7 @@ use crate::judge::runs::{run_dedup, run_exec};
 pub fn materialize(
     input: GeneratedInput,
     id: &str,
-    file: &str,
+    origin: Origin,
     description: &str,
 ) -> Result<SpecCase, DomainError> {
     let case = match input {
@@ -68,16 +68,10 @@ pub fn materialize(
             })
         }
     };
-    let mut case = SpecCase {
-        file: file.to_owned(),
+    Ok(SpecCase {
+        origin,
         case: case.into(),
-    };
-    let requirements = requirements_exercised(&case.case);
-    match std::sync::Arc::make_mut(&mut case.case) {
-        Case::Exec(c) => c.requirements = requirements,
-        Case::Dedup(c) => c.requirements = requirements,
-    }
-    Ok(case)
+    })
 }
 
 /// Invocations recorded as JSON, read back into the case format's types (they were

@@ -281,7 +281,6 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
         } else {
             0.0
         };
-        let error = g.error().cloned().unwrap_or_default();
         let fields = [
             g.submission.name.clone(),
             fmt_points(g.score),
@@ -294,7 +293,7 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
             seed.to_string(),
-            crate::report::escape::headline(&error),
+            g.error_headline().unwrap_or_default(),
         ];
         // Every cell may carry a student's text (a name, a load error).
         let row: Vec<String> = fields
@@ -384,14 +383,8 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
     for g in graded {
         let met = g.met();
         let note = g
-            .error()
-            .cloned()
-            .map(|e| {
-                format!(
-                    "  ({})",
-                    terminal::line(&crate::report::escape::headline(&e))
-                )
-            })
+            .error_headline()
+            .map(|e| format!("  ({})", terminal::line(&e)))
             .unwrap_or_default();
         let score = format!("{}/{}", fmt_points(g.score), fmt_points(g.max_score));
         let _ = writeln!(
@@ -448,6 +441,7 @@ mod tests {
                 number_model: NumberModel::Python,
                 verdict: Verdict::DoesNotConform,
                 error: None,
+                error_headline: None,
                 summary,
                 requirements: Vec::new(),
                 cases: Vec::new(),

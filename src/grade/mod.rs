@@ -16,8 +16,10 @@ pub mod workspace;
 
 pub use discover::{discover, shard, DiscoverError, Kind, Manifest, Submission, MANIFEST};
 
+use crate::check::{self, Checked, Context, Undefined};
 use crate::fuzz;
-use crate::report::{Context, Report, Verdict};
+use crate::judge::Judge;
+use crate::report::{Report, Verdict};
 use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use rubric::{RequirementScore, Rubric};
@@ -39,6 +41,8 @@ pub struct Grading<'a> {
     pub budget: Duration,
     /// The hidden cases, drawn once for the class (see [`fuzz::Drawn`]).
     pub drawn: Option<fuzz::Drawn>,
+    /// Judges every submission: what it works out about the class's cases serves them all.
+    pub judge: Judge,
 }
 
 /// The grade of one submission.
@@ -65,6 +69,17 @@ impl Graded {
             .as_ref()
             .or(self.refusal.as_ref())
             .or(self.report.error.as_ref())
+    }
+
+    /// [`Graded::error`] as one line: a start error's cause, without what the submission
+    /// printed.
+    pub fn error_headline(&self) -> Option<String> {
+        self.setup_error
+            .as_ref()
+            .or(self.refusal.as_ref())
+            .or(self.report.error_headline.as_ref())
+            .or(self.report.error.as_ref())
+            .map(|error| crate::text::headline(error))
     }
 
     /// How many requirements earned all their points.
@@ -115,18 +130,13 @@ impl Grading<'_> {
             .sandbox
             .prepare(0, &canary)
             .map_err(|e| e.to_string())?;
-        let plan = fuzz::CheckPlan {
-            spec: self.spec,
-            cases: &[],
+        let plan = check::Plan {
             functions: &self.functions,
-            fuzz: 0,
             seed: self.seed,
             settings: self.settings,
-            undefined: fuzz::Undefined::Fail,
-            shrink_each_requirement: true,
-            drawn: None,
+            ..check::Plan::new(self.spec, &[], &self.judge)
         };
-        match fuzz::check(&prepared.launch, &plan, None).run.start_error {
+        match check::run_process(&prepared.launch, &plan, None).start_error {
             Some(error) => Err(format!(
                 "the sandbox cannot start even an empty submission, so every submission would \
                  score 0; check --python, --memory-mib and `parcall doctor`:\n{error}"
@@ -157,9 +167,7 @@ impl Grading<'_> {
                 return self.not_graded(submission, Some(error.to_string()), None, started)
             }
         };
-        let plan = fuzz::CheckPlan {
-            spec: self.spec,
-            cases: &cases,
+        let plan = check::Plan {
             functions: &self.functions,
             fuzz: self.fuzz,
             seed: self.seed,
@@ -168,11 +176,12 @@ impl Grading<'_> {
                 ..self.settings
             },
             // The exercise asks for these functions: one left undefined costs its points.
-            undefined: fuzz::Undefined::Fail,
+            undefined: Undefined::Fail,
             shrink_each_requirement: true,
             drawn: self.drawn.as_ref(),
+            ..check::Plan::new(self.spec, &cases, &self.judge)
         };
-        let checked = fuzz::check(&prepared.launch, &plan, None);
+        let checked = check::run_process(&prepared.launch, &plan, None);
         drop(prepared);
         let target = crate::text::terminal::line(&submission.name);
         let rerun = format!(
@@ -186,11 +195,7 @@ impl Grading<'_> {
             target: &target,
             rerun_base: &rerun,
         };
-        let report = Report::new(&checked.run, &context).with_generated(
-            self.seed,
-            &checked.generated,
-            &context,
-        );
+        let report = check::report(&checked, &context);
         let requirements = self.rubric.score(&report, self.spec);
         let score = requirements.iter().map(|r| r.earned).sum();
         Graded {
@@ -213,15 +218,19 @@ impl Grading<'_> {
         refusal: Option<String>,
         started: Instant,
     ) -> Graded {
-        let run = crate::runner::Run {
+        let run = Checked {
             implementation: None,
             functions: Vec::new(),
-            results: Vec::new(),
-            start_error: None,
-            duration: started.elapsed(),
             number_model: Default::default(),
+            results: Vec::new(),
+            generated: Vec::new(),
+            seed: self.seed,
+            start_error: None,
+            incomplete: None,
+            notes: Vec::new(),
+            duration: started.elapsed(),
         };
-        let mut report = Report::new(
+        let mut report = check::report(
             &run,
             &Context {
                 spec: self.spec,

@@ -2,13 +2,11 @@
 //! expects; for an implementation that declared `float64`, the reference runs the case's
 //! inputs as a float64 runtime holds them and its results become the case's expectations.
 
-use super::runs::{run_dedup, run_exec};
-use crate::json::{self, NumberModel, Value};
+use super::runs::{run_dedup_case, run_exec_case};
 use super::BatchRun;
+use crate::json::{self, NumberModel, Value};
 use crate::reference::{DomainError, Execution};
-use crate::spec::{
-    held_scripts, Case, DedupBatch, DedupCase, Dispatch, ExecBatch, ExecCase, SpecCase,
-};
+use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, SpecCase};
 use std::borrow::Cow;
 
 /// `case` as an implementation of number model `model` is judged on it. Under `python`, the
@@ -32,7 +30,7 @@ pub fn recomputed_under(model: NumberModel, case: &SpecCase) -> Result<SpecCase,
         Case::Dedup(dedup) => Case::Dedup(dedup_under(model, dedup)?),
     };
     Ok(SpecCase {
-        file: case.file.clone(),
+        origin: case.origin.clone(),
         case: judged.into(),
     })
 }
@@ -61,25 +59,7 @@ pub fn all_expected_under(
 }
 
 fn exec_under(model: NumberModel, case: &ExecCase) -> Result<ExecCase, DomainError> {
-    let dispatch = match &case.dispatch {
-        Dispatch::Sandbox => Dispatch::Sandbox,
-        Dispatch::Scripted { tools } => Dispatch::Scripted {
-            tools: held_scripts(model, tools),
-        },
-    };
-    let calls: Vec<Value> = case
-        .batches
-        .iter()
-        .map(|b| model.normalise(&b.calls))
-        .collect();
-    let runs = run_exec(
-        &dispatch,
-        calls
-            .iter()
-            .zip(&case.batches)
-            .map(|(c, b)| (c, b.max_parallel)),
-        Execution::Sequential,
-    )?;
+    let runs = run_exec_case(model, case, Execution::Sequential)?;
     let batches = case
         .batches
         .iter()
@@ -98,13 +78,7 @@ fn exec_under(model: NumberModel, case: &ExecCase) -> Result<ExecCase, DomainErr
 }
 
 fn dedup_under(model: NumberModel, case: &DedupCase) -> Result<DedupCase, DomainError> {
-    let tools = held_scripts(model, &case.tools);
-    let calls: Vec<Value> = case
-        .batches
-        .iter()
-        .map(|b| model.normalise(&b.calls))
-        .collect();
-    let runs = run_dedup(&tools, calls.iter(), Execution::Sequential, model)?;
+    let runs = run_dedup_case(model, case, Execution::Sequential)?;
     let batches = case
         .batches
         .iter()
@@ -150,7 +124,9 @@ mod tests {
             }
         };
         SpecCase {
-            file: "test".into(),
+            origin: crate::spec::Origin::Spec {
+                file: "test".into(),
+            },
             case: case.into(),
         }
     }

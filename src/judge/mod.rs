@@ -7,15 +7,16 @@ pub mod expected;
 mod invocations;
 mod outcome;
 pub mod runs;
+mod verdict;
 
 pub use blame::{blame, blame_in, Blame, Charge, GeneratedTally};
 pub use invocations::{multiset_difference, InvocationDiff};
 pub use outcome::{Failure, Outcome, OutcomeKind};
+pub use verdict::{CaseResult, Judge};
 
 use crate::json::{NumberModel, Object, Value};
 use crate::spec::{Case, DedupInvocation, ExecInvocation};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// What one batch of a case produced: the function's return value and every invocation.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +106,7 @@ pub fn held_in(model: NumberModel, runs: &[BatchRun]) -> Cow<'_, [BatchRun]> {
 }
 
 /// [`judge`] for an implementation of number model `model`, on a case whose expectations
-/// are that model's (see [`crate::judge::expected::expected_under`]).
+/// are that model's (see [`expected::expected_under`]).
 pub fn judge_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Outcome {
     let expected = case.batch_count();
     if runs.len() != expected {
@@ -172,41 +173,4 @@ pub fn judge_prefix_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Ou
         }
     }
     Outcome::Pass
-}
-
-/// The one verdict on a case whose every batch returned: the outcome, then the blame
-/// (which requirements the batches show broken or kept). Every subject is judged here,
-/// by the number model it declared; `case` holds that model's expectations.
-pub fn verdict(model: NumberModel, case: &Arc<Case>, runs: &[BatchRun]) -> (Outcome, Blame) {
-    let outcome = judge_in(model, case, runs);
-    let blame = if outcome.is_pass() {
-        // What the checks would find on any passing runs of this case, worked out once.
-        blame::blame_of_a_pass(model, case)
-    } else {
-        blame_in(model, case, runs, &outcome)
-    };
-    (outcome, blame)
-}
-
-/// The verdict on a case whose batch `runs.len() + 1` raised: an exception, unless an
-/// earlier batch already failed.
-pub fn verdict_raised(
-    model: NumberModel,
-    case: &Case,
-    runs: &[BatchRun],
-    message: String,
-    traceback: String,
-) -> (Outcome, Blame) {
-    let earlier = judge_prefix_in(model, case, runs);
-    let outcome = if earlier.is_pass() {
-        Outcome::Fail(Failure::Exception {
-            batch: runs.len() + 1,
-            message,
-            traceback,
-        })
-    } else {
-        earlier
-    };
-    let blame = blame_in(model, case, runs, &outcome);
-    (outcome, blame)
 }

@@ -3,33 +3,83 @@
 //! tests check the case files against it, and the in-process reference subject and
 //! `parcall reference` answer with it.
 
-use crate::json::{NumberModel, Object, Value};
 use super::{dedup_invocation, exec_invocation, BatchRun};
+use crate::json::{NumberModel, Object, Value};
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls_in, DomainError, Execution, DEFAULT_MAX_PARALLEL,
 };
-use crate::spec::{Case, CaseDispatch, CaseTools, Dispatch, ToolScript};
+use crate::spec::{
+    held_scripts, Case, CaseDispatch, CaseTools, DedupCase, Dispatch, ExecCase, ToolScript,
+};
 use indexmap::IndexMap;
+use std::borrow::Cow;
 
 /// The arguments of one call of `execute_tool_calls`.
 pub type ExecArguments<'a> = (&'a Value, Option<u64>);
 
-/// Runs every batch of `case` on the reference. Fails only for input outside the domain,
-/// which the spec loader already refuses.
-pub fn run_case(case: &Case, execution: Execution) -> Result<Vec<BatchRun>, DomainError> {
+/// Runs every batch of `case` on the reference, as a runtime of number model `model` runs
+/// it: on the inputs as that model holds them once read (under `python`, as written). Fails
+/// only for input outside the domain, which the spec loader already refuses.
+pub fn run_case(
+    model: NumberModel,
+    case: &Case,
+    execution: Execution,
+) -> Result<Vec<BatchRun>, DomainError> {
     match case {
-        Case::Exec(c) => run_exec(
-            &c.dispatch,
-            c.batches.iter().map(|b| (&b.calls, b.max_parallel)),
-            execution,
-        ),
-        Case::Dedup(c) => run_dedup(
-            &c.tools,
-            c.batches.iter().map(|b| &b.calls),
-            execution,
-            NumberModel::Python,
-        ),
+        Case::Exec(c) => run_exec_case(model, c, execution),
+        Case::Dedup(c) => run_dedup_case(model, c, execution),
     }
+}
+
+/// [`run_case`] of an `execute_tool_calls` case.
+pub fn run_exec_case(
+    model: NumberModel,
+    case: &ExecCase,
+    execution: Execution,
+) -> Result<Vec<BatchRun>, DomainError> {
+    let dispatch = match &case.dispatch {
+        Dispatch::Scripted { tools } if model != NumberModel::Python => Dispatch::Scripted {
+            tools: held_scripts(model, tools),
+        },
+        dispatch => dispatch.clone(),
+    };
+    let calls = held_calls(model, case.batches.iter().map(|b| &b.calls));
+    let limits = case.batches.iter().map(|b| b.max_parallel);
+    run_exec(
+        &dispatch,
+        calls.iter().map(AsRef::as_ref).zip(limits),
+        execution,
+    )
+}
+
+/// [`run_case`] of a `run_parallel_calls` case.
+pub fn run_dedup_case(
+    model: NumberModel,
+    case: &DedupCase,
+    execution: Execution,
+) -> Result<Vec<BatchRun>, DomainError> {
+    let held;
+    let tools = if model == NumberModel::Python {
+        &case.tools
+    } else {
+        held = held_scripts(model, &case.tools);
+        &held
+    };
+    let calls = held_calls(model, case.batches.iter().map(|b| &b.calls));
+    run_dedup(tools, calls.iter().map(AsRef::as_ref), execution, model)
+}
+
+/// Each batch's calls as number model `model` holds them, borrowed under `python`.
+fn held_calls<'a>(
+    model: NumberModel,
+    calls: impl Iterator<Item = &'a Value>,
+) -> Vec<Cow<'a, Value>> {
+    calls
+        .map(|calls| match model {
+            NumberModel::Python => Cow::Borrowed(calls),
+            _ => Cow::Owned(model.normalise(calls)),
+        })
+        .collect()
 }
 
 /// Runs `execute_tool_calls` once per batch against one dispatcher (its answer counters

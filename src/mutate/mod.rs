@@ -9,7 +9,9 @@ pub mod equivalents;
 pub mod mutator;
 pub mod render;
 
+use crate::check::{Checker, Undefined};
 use crate::fuzz;
+use crate::judge::Judge;
 use crate::process::Limits;
 use crate::runner::{Runner, Settings};
 use crate::spec::{Function, Spec, SpecCase};
@@ -92,6 +94,8 @@ pub struct Trial<'a> {
     pub env: EnvPolicy,
     /// The generated cases, drawn once for every mutant (see [`fuzz::Drawn`]).
     pub drawn: Option<fuzz::Drawn>,
+    /// Judges every mutant: what it works out about the shared cases serves them all.
+    pub judge: Judge,
 }
 
 /// Runs of a mutant spent on shrinking a generated counterexample: enough to make it
@@ -172,7 +176,7 @@ impl Trial<'_> {
             Err(error) => {
                 return Fate::KilledByFixed {
                     case: "start-up".into(),
-                    outcome: crate::report::escape::headline(&error.to_string()),
+                    outcome: error.headline(),
                 }
             }
         };
@@ -181,12 +185,14 @@ impl Trial<'_> {
         fate
     }
 
-    /// The fixed cases, then (when they all pass) the generated ones.
+    /// The fixed cases, then (when they all pass) the generated ones: a policy over
+    /// [`Checker`] that stops at the first failure.
     fn run(&self, subject: &mut dyn Subject, functions: &[Function]) -> Fate {
+        let mut checker = Checker::new(subject, &self.judge);
         // A few cases at a time (still pipelined within each batch), so most mutants die
         // after their first batch instead of running every case.
         for cases in self.fixed(functions).chunks(FIXED_BATCH) {
-            let results = subject.run_cases(cases);
+            let results = checker.run_cases(cases, Undefined::Fail);
             if let Some(failed) = results.iter().find(|r| !r.outcome.is_pass()) {
                 return Fate::KilledByFixed {
                     case: failed.case.id().to_owned(),
@@ -203,7 +209,7 @@ impl Trial<'_> {
             ..fuzz::Settings::new(self.fuzz, self.seed)
         };
         let summaries = fuzz::run(
-            subject,
+            &mut checker,
             &self.spec.cases,
             functions,
             settings,

@@ -163,7 +163,7 @@ pub fn build(inputs: Inputs<'_>) -> Report {
                 entry.killed_by = Some(crate::fuzz::entry_id(*function));
                 entry.counterexample = counterexample.as_ref().map(|case| {
                     crate::json::to_serde_json(&crate::json::to_value(
-                        &crate::fuzz::regressions::case_file(case),
+                        &crate::check::regressions::case_file(case),
                     ))
                 });
             }

@@ -1,10 +1,12 @@
 //! The wire protocol between the runner and an implementation under test: message types,
 //! line encoding, and the tool tables the runner computes so a case costs one round trip.
 
+mod answer;
 mod messages;
 mod tables;
 
 pub use crate::spec::dispatch_table_for;
+pub use answer::{Answer, CaseAnswer};
 pub use messages::{
     BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply,
     Request, PROTOCOL_VERSION,

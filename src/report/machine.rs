@@ -161,12 +161,12 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 /// `--format tap`: TAP version 14, failure details as YAML diagnostics.
 pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "TAP version 14")?;
-    if let Some(error) = &report.error {
+    if let Some(error) = report.error_headline.as_ref().or(report.error.as_ref()) {
         // TAP is read on terminals too: text from the implementation is escaped.
         writeln!(
             out,
             "# {}",
-            crate::text::terminal::line(&super::escape::headline(error))
+            crate::text::terminal::line(&crate::text::headline(error))
         )?;
     }
     writeln!(
@@ -196,7 +196,7 @@ pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             Status::Skipped => writeln!(
                 out,
                 "ok {number} {title} # SKIP {}",
-                crate::text::terminal::line(&super::escape::headline(&failure_text(case)))
+                crate::text::terminal::line(&crate::text::headline(&failure_text(case)))
             )?,
             Status::Failed => {
                 writeln!(out, "not ok {number} {title}")?;

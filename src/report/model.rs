@@ -8,11 +8,9 @@
 use crate::json::{NumberModel, Value};
 use crate::judge::{Charge, Failure, GeneratedTally, Outcome, OutcomeKind};
 use crate::protocol::ImplementationInfo;
-use crate::runner::{CaseResult, Run};
-use crate::spec::{Function, Spec};
+use crate::spec::Function;
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The report format's version.
 pub const REPORT_VERSION: u32 = 1;
@@ -41,6 +39,10 @@ pub struct Report {
     pub verdict: Verdict,
     /// Why the implementation could not be checked at all (load error, no function, ...).
     pub error: Option<String>,
+    /// `error` as one line: its cause, without what the implementation printed (absent when
+    /// there is no error).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_headline: Option<String>,
     pub summary: Summary,
     /// One entry per requirement that the selected cases check.
     pub requirements: Vec<RequirementSummary>,
@@ -286,137 +288,6 @@ pub enum Detail {
     },
 }
 
-/// What the report needs besides the run.
-pub struct Context<'a> {
-    pub spec: &'a Spec,
-    pub target: &'a str,
-    /// The command that reruns everything; `--case ID` is appended per case.
-    pub rerun_base: &'a str,
-}
-
-impl Report {
-    pub fn new(run: &Run, context: &Context<'_>) -> Report {
-        let cases: Vec<CaseReport> = run
-            .results
-            .iter()
-            .map(|r| case_report(r, context))
-            .collect();
-        let summary = Summary::of(&cases);
-        let mut report = Report {
-            format: "parcall-report".into(),
-            version: REPORT_VERSION,
-            parcall: env!("CARGO_PKG_VERSION").into(),
-            suite: context.spec.version.clone(),
-            target: context.target.to_owned(),
-            implementation: run.implementation.clone(),
-            functions: run.functions.clone(),
-            number_model: run.number_model,
-            verdict: match &run.start_error {
-                Some(error) if error.is_runner_failure() => Verdict::Error,
-                _ => Verdict::DoesNotConform,
-            },
-            error: run.start_error.as_ref().map(ToString::to_string),
-            summary,
-            requirements: requirement_summaries(context.spec, &run.results),
-            cases,
-            seed: None,
-            generated: Vec::new(),
-            expectation_problems: Vec::new(),
-            containment: None,
-            duration_ms: run.duration.as_secs_f64() * 1e3,
-            complete: true,
-        };
-        report.settle();
-        report
-    }
-
-    /// Counts the cases and decides the verdict: the only place that does. A run that
-    /// could not check the implementation keeps the verdict its error gave; otherwise it
-    /// conforms when no case fails the run, none was left unrun, and the expectations file
-    /// agrees with reality.
-    pub fn settle(&mut self) {
-        self.summary = Summary::of(&self.cases);
-        if self.verdict == Verdict::Error || self.error.is_some() {
-            return;
-        }
-        self.verdict = if self.summary.failed + self.summary.skipped > 0
-            || !self.expectation_problems.is_empty()
-        {
-            Verdict::DoesNotConform
-        } else {
-            Verdict::Conforms
-        };
-    }
-
-    /// Adds what the generated cases found (nothing when none ran): their entries, and
-    /// their tallies in every requirement's summary.
-    pub fn with_generated(
-        mut self,
-        seed: u64,
-        summaries: &[crate::fuzz::Summary],
-        context: &Context<'_>,
-    ) -> Report {
-        if summaries.is_empty() {
-            return self;
-        }
-        self.seed = Some(seed);
-        self.generated = summaries
-            .iter()
-            .map(|s| GeneratedReport {
-                function: s.function,
-                seed: s.seed,
-                cases: s.generated,
-                passed: s.passed,
-                failed: s.failed + s.not_run,
-                not_run: s.not_run,
-                shrink_runs: s.shrink_runs,
-                counterexample: s.counterexample.as_ref().map(|c| c.id().to_owned()),
-                requirements: s.requirements.clone(),
-                counterexamples: s
-                    .counterexamples
-                    .iter()
-                    .map(|r| case_report(r, context))
-                    .collect(),
-            })
-            .collect();
-        let mut tallies: BTreeMap<&str, GeneratedTally> = BTreeMap::new();
-        for generated in &self.generated {
-            for (id, tally) in &generated.requirements {
-                tallies.entry(id).or_default().add(*tally);
-            }
-        }
-        for requirement in &context.spec.requirements {
-            let Some(tally) = tallies.get(requirement.id.as_str()) else {
-                continue;
-            };
-            let index = match self
-                .requirements
-                .iter()
-                .position(|r| r.id == requirement.id)
-            {
-                Some(index) => index,
-                None => {
-                    self.requirements.push(empty_summary(requirement));
-                    self.requirements.len() - 1
-                }
-            };
-            let summary = &mut self.requirements[index];
-            summary.generated = *tally;
-            summary.met = is_met(summary);
-        }
-        // Keep the spec's order.
-        let order: Vec<&str> = context
-            .spec
-            .requirements
-            .iter()
-            .map(|r| r.id.as_str())
-            .collect();
-        self.requirements
-            .sort_by_key(|r| order.iter().position(|id| *id == r.id));
-        self
-    }
-}
-
 /// The requirements a case is charged to, each once; its tags when it failed without a
 /// charge (a skip).
 pub fn charged(case: &CaseReport) -> Vec<String> {
@@ -432,130 +303,8 @@ pub fn charged(case: &CaseReport) -> Vec<String> {
     ids
 }
 
-fn empty_summary(requirement: &crate::spec::Requirement) -> RequirementSummary {
-    RequirementSummary {
-        id: requirement.id.clone(),
-        function: requirement.function,
-        level: requirement.level.as_str().into(),
-        statement: requirement.statement.clone(),
-        cases: 0,
-        passed: 0,
-        failed: 0,
-        not_run: 0,
-        shown: 0,
-        generated: GeneratedTally::default(),
-        met: false,
-    }
-}
-
-/// RULINGS D: nowhere charged, shown somewhere, and shown by a generated case wherever
-/// generated cases exercise it.
-fn is_met(r: &RequirementSummary) -> bool {
-    r.failed == 0
-        && r.generated.charged == 0
-        && r.shown + r.generated.shown > 0
-        && (r.generated.exercised == 0 || r.generated.shown > 0)
-}
-
-/// Results of fixed cases (spec cases and replayed regressions); the generated entries
-/// (the ones with their own rerun arguments) are tallied by the generated cases' run.
-fn is_fixed(result: &CaseResult) -> bool {
-    result.rerun_args.is_none()
-}
-
-fn requirement_summaries(spec: &Spec, results: &[CaseResult]) -> Vec<RequirementSummary> {
-    let fixed: Vec<&CaseResult> = results.iter().filter(|r| is_fixed(r)).collect();
-    spec.requirements
-        .iter()
-        .filter_map(|requirement| {
-            let id = &requirement.id;
-            let checked = crate::judge::blame::ids::CHECKED.contains(&id.as_str());
-            let exercising: Vec<&&CaseResult> = fixed
-                .iter()
-                .filter(|r| {
-                    r.case.requirements().contains(id)
-                        || r.blame.shown.contains(id)
-                        || r.blame.charges(id)
-                })
-                .collect();
-            if exercising.is_empty() {
-                return None;
-            }
-            // Requirements without a check (the sandbox's, a MAY) are judged by their
-            // tagged cases passing.
-            let (failed, shown) = if checked {
-                (
-                    exercising.iter().filter(|r| r.blame.charges(id)).count(),
-                    exercising
-                        .iter()
-                        .filter(|r| r.blame.shown.contains(id))
-                        .count(),
-                )
-            } else {
-                let passed = exercising.iter().filter(|r| r.outcome.is_pass()).count();
-                (exercising.len() - passed, passed)
-            };
-            let mut summary = empty_summary(requirement);
-            summary.cases = exercising.len();
-            summary.passed = exercising.len() - failed;
-            summary.failed = failed;
-            // A requirement without a check counts a case that did not run among the failed
-            // (it did not pass), so only a checked one has cases not run among the others.
-            summary.not_run = if checked {
-                exercising
-                    .iter()
-                    .filter(|r| r.outcome.kind() == OutcomeKind::Skipped)
-                    .count()
-            } else {
-                0
-            };
-            summary.shown = shown;
-            summary.met = is_met(&summary);
-            Some(summary)
-        })
-        .collect()
-}
-
-fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
-    let case = &result.case;
-    CaseReport {
-        id: case.id().to_owned(),
-        function: case.function(),
-        file: case.file.clone(),
-        location: context.spec.locations.get(case.id()).map(|l| CaseLocation {
-            path: l.path.clone(),
-            line: l.line,
-        }),
-        description: case.description().to_owned(),
-        requirements: case.requirements().to_vec(),
-        outcome: result.outcome.kind(),
-        charges: result.blame.charges.clone(),
-        expected_failure: false,
-        expected_reason: None,
-        detail: detail(&result.outcome),
-        input: failed_batch(&result.outcome).and_then(|batch| batch_input(&case.case, batch)),
-        inputs: failed_batch(&result.outcome)
-            .map(|last| {
-                (1..=last)
-                    .filter_map(|batch| batch_input(&case.case, batch))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        printed: result.printed.clone(),
-        process_output: result.process_output.clone(),
-        duration_ms: result.duration.as_secs_f64() * 1e3,
-        rerun: match &result.rerun_args {
-            Some(args) => format!("{} {args}", context.rerun_base),
-            None => format!(
-                "{} --case {}",
-                context.rerun_base,
-                shell_words::quote(case.id())
-            ),
-        },
-    }
-}
-
-fn detail(outcome: &Outcome) -> Option<Detail> {
+/// The facts behind an outcome, as reports show them.
+pub fn detail(outcome: &Outcome) -> Option<Detail> {
     let failure = match outcome {
         Outcome::Pass => return None,
         Outcome::Skipped { reason } => {
@@ -603,7 +352,7 @@ fn detail(outcome: &Outcome) -> Option<Detail> {
 }
 
 /// The 1-based batch a failure is about, when it is about one.
-fn failed_batch(outcome: &Outcome) -> Option<usize> {
+pub fn failed_batch(outcome: &Outcome) -> Option<usize> {
     match outcome {
         Outcome::Fail(Failure::WrongOutput { batch, .. })
         | Outcome::Fail(Failure::WrongInvocations { batch, .. })

@@ -1,16 +1,18 @@
-//! Running cases against an implementation process: handshake, pipelined case messages,
-//! a deadline per case, restart after a timeout or crash, and giving up on a function after
-//! repeated failures so a hanging implementation costs seconds, not minutes.
+//! Putting cases to an implementation process: handshake, pipelined case messages, a
+//! deadline per case, restart after a timeout or crash, and giving up on a function after
+//! repeated failures so a hanging implementation costs seconds, not minutes. Transport
+//! only: what comes back is an answer per case, which the judge (not the runner) reads.
 
 pub mod bounds;
 mod session;
 
-pub use session::{clip, Session, StartError, PRINTED};
+pub use session::{clip, Session, StartError};
 
 use crate::json::NumberModel;
-use crate::judge::{verdict, verdict_raised, BatchRun, Blame, Failure, Outcome};
 use crate::process::{Event, Launch, Received};
-use crate::protocol::{self, BatchReply, CaseReply, ImplementationInfo, Reply, Request};
+use crate::protocol::{
+    self, Answer, BatchReply, CaseAnswer, CaseReply, ImplementationInfo, Reply, Request,
+};
 use crate::spec::{Function, SpecCase};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -47,82 +49,6 @@ impl Default for Settings {
     }
 }
 
-/// The verdict on one case and what came with it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CaseResult {
-    pub case: SpecCase,
-    pub outcome: Outcome,
-    /// What the implementation printed during the case (captured by the adapter).
-    pub printed: String,
-    /// The process's last stderr/stdout bytes, for crashes and timeouts.
-    pub process_output: String,
-    pub duration: Duration,
-    /// Arguments that rerun this result when `--case ID` would not (generated cases).
-    pub rerun_args: Option<String>,
-    /// The requirements the case shows broken, and the ones it shows kept.
-    pub blame: Blame,
-}
-
-/// Everything a run found.
-#[derive(Debug)]
-pub struct Run {
-    pub implementation: Option<ImplementationInfo>,
-    /// The functions the implementation defines.
-    pub functions: Vec<Function>,
-    pub results: Vec<CaseResult>,
-    /// Set when the implementation could not be started at all.
-    pub start_error: Option<StartError>,
-    pub duration: Duration,
-    /// The number model the implementation declared, which the cases were judged by
-    /// (`python` when it could not start).
-    pub number_model: NumberModel,
-}
-
-/// Runs `cases` against the implementation `launch` starts.
-pub fn run(launch: &Launch, suite: &str, cases: &[SpecCase], settings: Settings) -> Run {
-    let started = Instant::now();
-    match Runner::start(launch, suite, settings) {
-        Ok(mut runner) => {
-            let results = runner.run_cases(cases);
-            runner.finish(results, started)
-        }
-        Err(error) => Run {
-            implementation: None,
-            functions: Vec::new(),
-            results: not_started(cases, &error),
-            start_error: Some(error),
-            duration: started.elapsed(),
-            number_model: NumberModel::default(),
-        },
-    }
-}
-
-/// Every selected case fails with an implementation that cannot start: they are reported
-/// as not run, with the reason, so summaries per requirement still show them.
-pub fn not_started(cases: &[SpecCase], error: &StartError) -> Vec<CaseResult> {
-    let reason = format!(
-        "not run: {}",
-        crate::report::escape::headline(&error.to_string())
-    );
-    cases
-        .iter()
-        .map(|case| CaseResult {
-            case: case.clone(),
-            outcome: Outcome::Skipped {
-                reason: reason.clone(),
-            },
-            printed: String::new(),
-            process_output: String::new(),
-            duration: Duration::ZERO,
-            rerun_args: None,
-            blame: Blame::default(),
-        })
-        .collect()
-}
-
-/// Called with each case result as it arrives (progress displays).
-pub type ResultCallback<'a> = Box<dyn FnMut(&CaseResult) + 'a>;
-
 /// A live connection to an implementation: runs batches of cases on demand, restarting
 /// the process after failures. Shrinking drives it one case at a time.
 pub struct Runner<'a> {
@@ -140,8 +66,6 @@ pub struct Runner<'a> {
     /// The functions given up on, with why: their later cases (generated ones, shrinking)
     /// are not run either.
     given_up: Vec<(Function, String)>,
-    /// Called after every case, for progress displays.
-    pub on_result: Option<ResultCallback<'a>>,
 }
 
 impl<'a> Runner<'a> {
@@ -163,7 +87,6 @@ impl<'a> Runner<'a> {
             next_id: opaque_start(),
             budget_spent: false,
             given_up: Vec::new(),
-            on_result: None,
         })
     }
 
@@ -183,85 +106,31 @@ impl<'a> Runner<'a> {
             .then(|| "the run's time budget (--budget) was spent before every case ran".to_owned())
     }
 
-    /// Runs `cases` (grouped by function, pipelined) and returns their results in that
-    /// order. Cases of a function the implementation does not define are `not implemented`.
-    /// Each case is judged, and reported, with the expectations of the implementation's
-    /// number model.
-    pub fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
-        let mut results = Vec::with_capacity(cases.len());
-        let sink = &mut |result| results.push(result);
-        let (cases, refused) =
-            crate::judge::expected::all_expected_under(self.number_model, cases);
-        for (case, reason) in &refused {
-            self.skip_all(std::iter::once(case.clone()), reason, sink);
-        }
-        for function in Function::ALL {
-            let mut of_function = cases.iter().filter(|c| c.function() == function).cloned();
-            if self.functions.contains(&function) {
-                self.run_function(&mut of_function, sink);
-            } else {
-                for case in of_function {
-                    let outcome = Outcome::Fail(Failure::NotImplemented);
-                    self.record(case, outcome, String::new(), Duration::ZERO, sink);
-                }
-            }
-        }
-        results
+    /// How the implementation announced itself.
+    pub fn implementation(&self) -> &ImplementationInfo {
+        &self.implementation
     }
 
-    /// Runs the cases `source` yields, all of one function the implementation defines,
-    /// pipelined, handing each result to `sink` as soon as it is judged: cases are drawn
+    /// Puts the cases `source` yields, all of one function the implementation defines, to
+    /// it, pipelined, handing each answer to `sink` as soon as it arrives: cases are drawn
     /// only as the window has room and nothing is kept, so memory stays flat however many
     /// cases run (`check --fuzz 50000`).
-    pub fn run_stream(
+    pub fn answer(
         &mut self,
         source: &mut dyn Iterator<Item = SpecCase>,
-        sink: &mut dyn FnMut(CaseResult),
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
     ) {
-        let model = self.number_model;
-        let mut refused = Vec::new();
-        let mut judged = source.filter_map(|case| {
-            match crate::judge::expected::expected_under(model, &case) {
-                Ok(judged) => Some(judged),
-                Err(error) => {
-                    refused.push((case, format!("not run: its expectations under the {model} number model cannot be computed: {error}")));
-                    None
-                }
-            }
-        });
-        self.run_function(&mut judged, sink);
-        for (case, reason) in refused {
-            self.skip_all(std::iter::once(case), &reason, sink);
-        }
-    }
-
-    /// Shuts the implementation down and gives the run whose `results` it returned since
-    /// `started`.
-    pub fn finish(self, results: Vec<CaseResult>, started: Instant) -> Run {
-        let number_model = self.number_model();
-        let (implementation, functions) = self.shutdown();
-        Run {
-            implementation: Some(implementation),
-            functions,
-            results,
-            start_error: None,
-            duration: started.elapsed(),
-            number_model,
-        }
+        self.run_function(source, sink);
     }
 
     /// Asks the implementation to exit, then makes sure it has.
-    pub fn shutdown(mut self) -> (ImplementationInfo, Vec<Function>) {
+    pub fn shutdown(mut self) {
         if let Some(mut session) = self.session.take() {
             session.child.send(protocol::encode(&Request::Shutdown));
             session
                 .child
                 .finish(Instant::now() + Duration::from_millis(500));
         }
-        (
-            self.implementation.clone(),
-            std::mem::take(&mut self.functions),
-        )
     }
 }
 
@@ -272,9 +141,10 @@ struct InFlight {
 }
 
 /// What ended the wait for the oldest case in flight.
-enum Answer {
+enum Awaited {
     Reply(Box<CaseReply>),
-    Failed(Failure),
+    /// A timeout, a crash or a protocol error: the process is stopped and restarted.
+    Failed(Answer),
 }
 
 /// The cases of a function still to send: the ones a restart sent back first, then the
@@ -315,7 +185,7 @@ impl Runner<'_> {
     fn run_function(
         &mut self,
         source: &mut dyn Iterator<Item = SpecCase>,
-        sink: &mut dyn FnMut(CaseResult),
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
     ) {
         let mut queue = Pending {
             returned: VecDeque::new(),
@@ -358,7 +228,7 @@ impl Runner<'_> {
             let answer = self.await_answer(&oldest, deadline);
             let budget_spent = deadline < turn_deadline && Instant::now() >= deadline;
             self.budget_spent |= budget_spent;
-            if budget_spent && matches!(answer, Answer::Failed(Failure::Timeout { .. })) {
+            if budget_spent && matches!(answer, Awaited::Failed(Answer::Timeout { .. })) {
                 // The budget, not the case, ran out: the case is not run, not timed out.
                 in_flight.push_front(oldest);
                 continue;
@@ -366,34 +236,32 @@ impl Runner<'_> {
             let elapsed = turn_started.elapsed();
             turn_started = Instant::now();
             match answer {
-                Answer::Reply(reply) => {
+                Awaited::Reply(reply) => {
                     consecutive_failures = 0;
                     let CaseReply {
                         batches, output, ..
                     } = *reply;
-                    let (outcome, blame) = judge_reply(self.number_model, &oldest.case, batches);
-                    let printed = bounds::kept_printed(output);
-                    self.emit(
-                        sink,
-                        CaseResult {
-                            case: oldest.case,
-                            outcome,
-                            printed,
-                            process_output: String::new(),
-                            duration: elapsed,
-                            rerun_args: None,
-                            blame,
-                        },
-                    );
+                    let answer = CaseAnswer {
+                        answer: Answer::Batches(batches),
+                        printed: bounds::kept_printed(output),
+                        process_output: String::new(),
+                        duration: elapsed,
+                    };
+                    sink(oldest.case, answer);
                 }
-                Answer::Failed(failure) => {
+                Awaited::Failed(failure) => {
                     // Every failure costs a restart, a wrong id or a garbled line as much as a
                     // crash: all count, or a module that forges replies costs a restart per case.
                     consecutive_failures += 1;
                     let output = self.stop_session();
                     let function = oldest.case.function();
-                    let outcome = Outcome::Fail(failure);
-                    self.record(oldest.case, outcome, output, elapsed, sink);
+                    let answer = CaseAnswer {
+                        answer: failure,
+                        printed: String::new(),
+                        process_output: output,
+                        duration: elapsed,
+                    };
+                    sink(oldest.case, answer);
                     // Cases sent behind it go back to the queue, in order, for the restart.
                     while let Some(pending) = in_flight.pop_back() {
                         queue.returned.push_front(pending.case);
@@ -427,14 +295,14 @@ impl Runner<'_> {
         }
     }
 
-    fn await_answer(&mut self, sent: &InFlight, deadline: Instant) -> Answer {
+    fn await_answer(&mut self, sent: &InFlight, deadline: Instant) -> Awaited {
         let id = sent.id;
         let session = self
             .session
             .as_mut()
             .expect("a session runs while cases are in flight");
         match session.child.receive(deadline) {
-            Received::Timeout => Answer::Failed(Failure::Timeout {
+            Received::Timeout => Awaited::Failed(Answer::Timeout {
                 seconds: self.settings.timeout.as_secs_f64(),
             }),
             Received::Event(Event::Closed) => {
@@ -445,27 +313,27 @@ impl Runner<'_> {
                     || "it closed the protocol channel".to_owned(),
                     describe_exit,
                 );
-                Answer::Failed(Failure::Crash {
+                Awaited::Failed(Answer::Crash {
                     message: format!("the implementation died during the case: {how}"),
                 })
             }
-            Received::Event(Event::LineTooLong) => Answer::Failed(Failure::Protocol {
+            Received::Event(Event::LineTooLong) => Awaited::Failed(Answer::Protocol {
                 message: "a reply line longer than the limit".into(),
             }),
             Received::Event(Event::Line(line)) => match protocol::decode(&line) {
                 Ok(Reply::Result(reply)) if reply.id == id => {
                     checked_answer(reply, batch_count(&sent.case))
                 }
-                Ok(Reply::Result(reply)) => Answer::Failed(Failure::Protocol {
+                Ok(Reply::Result(reply)) => Awaited::Failed(Answer::Protocol {
                     message: format!(
                         "a result for case message {} while {id} was expected",
                         reply.id
                     ),
                 }),
-                Ok(other) => Answer::Failed(Failure::Protocol {
+                Ok(other) => Awaited::Failed(Answer::Protocol {
                     message: format!("expected a result, got {}", clip(&format!("{other:?}"))),
                 }),
-                Err(error) => Answer::Failed(Failure::Protocol {
+                Err(error) => Awaited::Failed(Answer::Protocol {
                     message: format!("{error}: {}", clip(&line)),
                 }),
             },
@@ -478,7 +346,7 @@ impl Runner<'_> {
         &mut self,
         queue: &mut Pending<'_>,
         in_flight: &mut VecDeque<InFlight>,
-        sink: &mut dyn FnMut(CaseResult),
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
     ) -> bool {
         let Some(deadline) = self.settings.deadline else {
             return false;
@@ -509,7 +377,7 @@ impl Runner<'_> {
         &mut self,
         queue: &mut Pending<'_>,
         in_flight: &mut VecDeque<InFlight>,
-        sink: &mut dyn FnMut(CaseResult),
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
     ) -> bool {
         let startup = self.settings.deadline.map_or(self.settings.startup, |d| {
             self.settings
@@ -524,7 +392,7 @@ impl Runner<'_> {
             Err(error) => {
                 let reason = format!(
                     "not run: the implementation could not be restarted: {}",
-                    crate::report::escape::headline(&error.to_string())
+                    error.headline()
                 );
                 self.skip_left(queue, in_flight, &reason, sink);
                 false
@@ -540,7 +408,7 @@ impl Runner<'_> {
         queue: &mut Pending<'_>,
         in_flight: &mut VecDeque<InFlight>,
         reason: &str,
-        sink: &mut dyn FnMut(CaseResult),
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
     ) {
         let sent: Vec<SpecCase> = in_flight.drain(..).map(|f| f.case).collect();
         self.skip_all(
@@ -554,65 +422,32 @@ impl Runner<'_> {
         &mut self,
         cases: impl Iterator<Item = SpecCase>,
         reason: &str,
-        sink: &mut dyn FnMut(CaseResult),
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
     ) {
         for case in cases {
-            let outcome = Outcome::Skipped {
-                reason: reason.to_owned(),
-            };
-            self.record(case, outcome, String::new(), Duration::ZERO, sink);
+            sink(case, CaseAnswer::not_run(reason));
         }
-    }
-
-    /// A result the implementation did not answer with a reply (not run, not implemented,
-    /// a crash or timeout with the tail of the process's own output): blamed without runs.
-    fn record(
-        &mut self,
-        case: SpecCase,
-        outcome: Outcome,
-        process_output: String,
-        duration: Duration,
-        sink: &mut dyn FnMut(CaseResult),
-    ) {
-        let result = CaseResult {
-            blame: crate::judge::blame::blame_without_runs(&case.case, &outcome),
-            case,
-            outcome,
-            printed: String::new(),
-            process_output,
-            duration,
-            rerun_args: None,
-        };
-        self.emit(sink, result);
-    }
-
-    /// Hands a result on, telling the progress display first.
-    fn emit(&mut self, sink: &mut dyn FnMut(CaseResult), result: CaseResult) {
-        if let Some(callback) = &mut self.on_result {
-            callback(&result);
-        }
-        sink(result);
     }
 }
 
 /// A reply with the right id: past a bound it is a protocol error, a batch that ran out of
 /// memory is a crash (the process is restarted and it counts toward giving up); anything
 /// else is judged.
-fn checked_answer(reply: CaseReply, batches_sent: usize) -> Answer {
+fn checked_answer(reply: CaseReply, batches_sent: usize) -> Awaited {
     if let Err(excess) = bounds::check_case(&reply, batches_sent) {
-        return Answer::Failed(Failure::Protocol {
+        return Awaited::Failed(Answer::Protocol {
             message: format!("the reply is past a bound, so it was not kept: {excess}"),
         });
     }
     if let Some(message) = out_of_memory(&reply) {
-        return Answer::Failed(Failure::Crash {
+        return Awaited::Failed(Answer::Crash {
             message: format!(
                 "the implementation reached the memory limit ({})",
                 clip(message)
             ),
         });
     }
-    Answer::Reply(Box::new(reply))
+    Awaited::Reply(Box::new(reply))
 }
 
 fn batch_count(case: &SpecCase) -> usize {
@@ -650,36 +485,6 @@ fn signal_hint(signal: i32) -> &'static str {
         libc::SIGABRT => " (SIGABRT: often a failed allocation under the memory limit)",
         _ => "",
     }
-}
-
-/// Judges a case's batch replies: batches that returned are judged in order; a batch that
-/// raised is an exception, unless an earlier batch already failed (see [`verdict`]). `case`
-/// holds the expectations of number model `model`, which the reply is read by. The replies
-/// are taken, not copied: a reply's values are used once, and copying them (and freeing the
-/// copies) was about 6% of judging in `perf` (BENCHMARKS.md section 3).
-pub fn judge_reply(
-    model: NumberModel,
-    case: &SpecCase,
-    batches: Vec<BatchReply>,
-) -> (Outcome, Blame) {
-    let mut runs = Vec::with_capacity(batches.len());
-    for batch in batches {
-        match batch {
-            BatchReply::Returned {
-                output,
-                invocations,
-            } => runs.push(BatchRun {
-                output,
-                invocations,
-            }),
-            BatchReply::Raised {
-                message, traceback, ..
-            } => {
-                return verdict_raised(model, &case.case, &runs, message, traceback);
-            }
-        }
-    }
-    verdict(model, &case.case, &runs)
 }
 
 /// A random first correlation id, below 2^40 so every adapter's number type holds it

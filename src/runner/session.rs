@@ -6,13 +6,16 @@ use std::time::{Duration, Instant};
 
 /// Why an implementation could not be started. Each is a verdict on the implementation
 /// (exit 1), except `Spawn`, which is the runner's own failure to launch it.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum StartError {
-    #[error("cannot start `{program}`: {message}")]
-    Spawn { program: String, message: String },
-    #[error("the implementation did not answer the handshake within {seconds:.1}s (a hang at import?){}", tail_note(.output))]
-    Timeout { seconds: f64, output: String },
-    #[error("the implementation ended before the handshake{}{}{}", status_note(.status.as_deref()), memory_note(.output, .status.as_deref(), *.memory_limit_mib), tail_note(.output))]
+    Spawn {
+        program: String,
+        message: String,
+    },
+    Timeout {
+        seconds: f64,
+        output: String,
+    },
     Exited {
         output: String,
         /// How it ended ("it exited with status 2"), when that is known.
@@ -21,16 +24,22 @@ pub enum StartError {
         /// memory up front (a JVM) die at start-up under a limit they would never use.
         memory_limit_mib: Option<u64>,
     },
-    #[error("the implementation broke the protocol during the handshake: {message}")]
-    Protocol { message: String },
-    #[error("the implementation speaks protocol {found}; this runner speaks {PROTOCOL_VERSION}")]
-    Version { found: u32 },
-    #[error("the implementation cannot be loaded:\n{message}")]
-    Load { message: String },
-    #[error("the implementation defines neither `execute_tool_calls` nor `run_parallel_calls`")]
+    Protocol {
+        message: String,
+    },
+    Version {
+        found: u32,
+    },
+    /// The adapter could not load the module: `message` is its error (a traceback, say),
+    /// `printed` what the module printed while loading.
+    Load {
+        message: String,
+        printed: String,
+    },
     NoFunction,
-    #[error("{}", .problems.join("\n"))]
-    Signature { problems: Vec<String> },
+    Signature {
+        problems: Vec<String>,
+    },
 }
 
 impl StartError {
@@ -38,7 +47,61 @@ impl StartError {
     pub fn is_runner_failure(&self) -> bool {
         matches!(self, StartError::Spawn { .. })
     }
+
+    /// The error as one line, for a summary row: the cause, never what the implementation
+    /// printed (a module's `print` is not why it failed).
+    pub fn headline(&self) -> String {
+        crate::text::headline(&self.cause())
+    }
+
+    /// What went wrong, without what the implementation printed.
+    fn cause(&self) -> String {
+        match self {
+            StartError::Spawn { program, message } => {
+                format!("cannot start `{program}`: {message}")
+            }
+            StartError::Timeout { seconds, .. } => format!(
+                "the implementation did not answer the handshake within {seconds:.1}s (a hang at import?)"
+            ),
+            StartError::Exited {
+                output,
+                status,
+                memory_limit_mib,
+            } => format!(
+                "the implementation ended before the handshake{}{}",
+                status_note(status.as_deref()),
+                memory_note(output, status.as_deref(), *memory_limit_mib)
+            ),
+            StartError::Protocol { message } => {
+                format!("the implementation broke the protocol during the handshake: {message}")
+            }
+            StartError::Version { found } => format!(
+                "the implementation speaks protocol {found}; this runner speaks {PROTOCOL_VERSION}"
+            ),
+            StartError::Load { message, .. } => {
+                format!("the implementation cannot be loaded:\n{message}")
+            }
+            StartError::NoFunction => {
+                "the implementation defines neither `execute_tool_calls` nor `run_parallel_calls`"
+                    .into()
+            }
+            StartError::Signature { problems } => problems.join("\n"),
+        }
+    }
 }
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let printed = match self {
+            StartError::Timeout { output, .. } | StartError::Exited { output, .. } => output,
+            StartError::Load { printed, .. } => printed,
+            _ => "",
+        };
+        write!(f, "{}{}", self.cause(), printed_note(printed))
+    }
+}
+
+impl std::error::Error for StartError {}
 
 fn status_note(status: Option<&str>) -> String {
     status.map_or_else(String::new, |status| format!(": {status}"))
@@ -64,18 +127,14 @@ fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> St
     }
 }
 
-/// What the implementation printed, last in a message: `report::escape::headline` ends a
-/// message's summary before it, so the module's own output is never taken for the cause.
-fn tail_note(output: &str) -> String {
+/// What the implementation printed, last in a message, so the cause reads first.
+fn printed_note(output: &str) -> String {
     if output.trim().is_empty() {
         String::new()
     } else {
-        format!("{PRINTED}\n{}", output.trim_end())
+        format!("; it printed:\n{}", output.trim_end())
     }
 }
-
-/// Where an error message turns to what the implementation printed.
-pub const PRINTED: &str = "; it printed:";
 
 /// A started, handshaken implementation.
 pub struct Session {
@@ -145,9 +204,9 @@ fn check_hello(hello: &HelloReply) -> Result<(), StartError> {
         });
     }
     if let Some(message) = &hello.load_error {
-        let printed = tail_note(&hello.output);
         return Err(StartError::Load {
-            message: format!("{}{printed}", message.trim_end()),
+            message: message.trim_end().to_owned(),
+            printed: hello.output.clone(),
         });
     }
     if !hello.problems.is_empty() {
@@ -172,5 +231,50 @@ pub fn clip(line: &str) -> String {
             line.chars().take(MAX).collect::<String>(),
             line.len()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A summary row names the cause; what the module printed (a `print` at import, Node's
+    /// version banner) is never taken for it, even when it reads like an exception.
+    #[test]
+    fn a_start_error_headline_names_the_cause_not_what_was_printed() {
+        let load = StartError::Load {
+            message: "Traceback (most recent call last):\n  File \"m.py\", line 1\nModuleNotFoundError: numpyy".into(),
+            printed: "loading\nValueError: looks like a cause".into(),
+        };
+        assert_eq!(
+            load.headline(),
+            "the implementation cannot be loaded: ModuleNotFoundError: numpyy"
+        );
+        assert!(load
+            .to_string()
+            .ends_with("; it printed:\nloading\nValueError: looks like a cause"));
+        let exited = StartError::Exited {
+            output: "Node.js v20.1.0".into(),
+            status: Some("it exited with status 1".into()),
+            memory_limit_mib: None,
+        };
+        assert_eq!(
+            exited.headline(),
+            "the implementation ended before the handshake: it exited with status 1"
+        );
+        let silent = StartError::Exited {
+            output: String::new(),
+            status: Some("it was killed by signal 9".into()),
+            memory_limit_mib: Some(512),
+        };
+        assert!(silent.headline().contains("address-space limit of 512 MiB"));
+        let timeout = StartError::Timeout {
+            seconds: 10.0,
+            output: "a line; it printed: with the old marker in it".into(),
+        };
+        assert_eq!(
+            timeout.headline(),
+            "the implementation did not answer the handshake within 10.0s (a hang at import?)"
+        );
     }
 }

@@ -6,6 +6,7 @@ mod glob;
 mod load;
 pub mod markdown;
 mod model;
+mod origin;
 mod requirements;
 mod schema;
 mod script;
@@ -18,6 +19,7 @@ pub use model::{
     Answer, CaseFile, DedupBatch, DedupCase, DedupInvocation, Dispatch, ExceptionClass, ExecBatch,
     ExecCase, ExecInvocation, Response, ToolScript,
 };
+pub use origin::Origin;
 pub use requirements::{Function, Level, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};
 pub use script::{

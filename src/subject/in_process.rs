@@ -1,13 +1,13 @@
 //! Code in this process as a [`Subject`]: a function from a case to what each of its
-//! batches returned and invoked. Its results are judged exactly as a process's replies are;
+//! batches returned and invoked. Its answers are judged exactly as a process's replies are;
 //! only the pipe is missing, so loops that prove something about generation, judging or
 //! shrinking (many seeds, many shrink steps) run in milliseconds.
 
 use super::Subject;
 use crate::json::NumberModel;
-use crate::judge::{verdict, BatchRun, Blame, Failure, Outcome};
+use crate::judge::BatchRun;
+use crate::protocol::{Answer, BatchReply, CaseAnswer};
 use crate::reference::Execution;
-use crate::runner::CaseResult;
 use crate::spec::{Case, Function, SpecCase};
 use std::time::Instant;
 
@@ -18,29 +18,42 @@ pub type CaseRun = (Vec<BatchRun>, Option<String>);
 /// A subject whose implementation is a Rust closure.
 pub struct InProcess<F> {
     functions: Vec<Function>,
+    model: NumberModel,
     implementation: F,
 }
 
 impl<F: FnMut(&Case) -> CaseRun> InProcess<F> {
     /// `implementation` runs every batch of a case; it is asked only for cases of
-    /// `functions`.
+    /// `functions`, and its answers are read by the `python` number model.
     pub fn new(functions: &[Function], implementation: F) -> InProcess<F> {
         InProcess {
             functions: functions.to_vec(),
+            model: NumberModel::Python,
             implementation,
         }
     }
+
+    /// The same subject, declaring number model `model`: its answers are read, and its
+    /// cases' expectations computed, as that model holds numbers (RULINGS E).
+    pub fn declaring(self, model: NumberModel) -> InProcess<F> {
+        InProcess { model, ..self }
+    }
 }
 
-/// The reference, run in process with `execution`.
-pub fn reference(execution: Execution) -> InProcess<impl FnMut(&Case) -> CaseRun> {
+/// The reference, run in process with `execution` as a runtime of number model `model` runs
+/// it: on each case's inputs as that model holds them once read.
+pub fn reference(
+    model: NumberModel,
+    execution: Execution,
+) -> InProcess<impl FnMut(&Case) -> CaseRun> {
     InProcess::new(
         &Function::ALL,
-        move |case: &Case| match crate::judge::runs::run_case(case, execution) {
+        move |case: &Case| match crate::judge::runs::run_case(model, case, execution) {
             Ok(runs) => (runs, None),
-            Err(error) => (Vec::new(), Some(error.to_string())),
+            Err(error) => (Vec::new(), Some(format!("ValueError: {error}"))),
         },
     )
+    .declaring(model)
 }
 
 impl<F: FnMut(&Case) -> CaseRun> Subject for InProcess<F> {
@@ -48,37 +61,47 @@ impl<F: FnMut(&Case) -> CaseRun> Subject for InProcess<F> {
         &self.functions
     }
 
-    fn run_cases(&mut self, cases: &[SpecCase]) -> Vec<CaseResult> {
-        cases
-            .iter()
-            .map(|case| {
-                let started = Instant::now();
-                let (outcome, blame) = if self.functions.contains(&case.function()) {
-                    let (runs, raised) = (self.implementation)(&case.case);
-                    match raised {
-                        Some(message) => raised_after(&case.case, runs, message),
-                        None => verdict(NumberModel::Python, &case.case, &runs),
-                    }
-                } else {
-                    let outcome = Outcome::Fail(Failure::NotImplemented);
-                    let blame = crate::judge::blame::blame_without_runs(&case.case, &outcome);
-                    (outcome, blame)
-                };
-                CaseResult {
-                    case: case.clone(),
-                    outcome,
-                    printed: String::new(),
-                    process_output: String::new(),
-                    duration: started.elapsed(),
-                    rerun_args: None,
-                    blame,
-                }
-            })
-            .collect()
+    fn number_model(&self) -> NumberModel {
+        self.model
+    }
+
+    fn answer(
+        &mut self,
+        source: &mut dyn Iterator<Item = SpecCase>,
+        sink: &mut dyn FnMut(SpecCase, CaseAnswer),
+    ) {
+        for case in source {
+            let started = Instant::now();
+            let answer = if self.functions.contains(&case.function()) {
+                let (runs, raised) = (self.implementation)(&case.case);
+                Answer::Batches(replies(runs, raised))
+            } else {
+                Answer::NotImplemented
+            };
+            let answer = CaseAnswer {
+                duration: started.elapsed(),
+                ..CaseAnswer::bare(answer)
+            };
+            sink(case, answer);
+        }
     }
 }
 
-/// A case whose batch `runs.len() + 1` raised: judged as a process's reply is.
-fn raised_after(case: &Case, runs: Vec<BatchRun>, message: String) -> (Outcome, Blame) {
-    crate::judge::verdict_raised(NumberModel::Python, case, &runs, message, String::new())
+/// Runs as a process would reply them: each batch that returned, then the one that raised.
+fn replies(runs: Vec<BatchRun>, raised: Option<String>) -> Vec<BatchReply> {
+    let mut replies: Vec<BatchReply> = runs
+        .into_iter()
+        .map(|run| BatchReply::Returned {
+            output: run.output,
+            invocations: run.invocations,
+        })
+        .collect();
+    if let Some(message) = raised {
+        replies.push(BatchReply::Raised {
+            message,
+            traceback: String::new(),
+            invocations: Vec::new(),
+        });
+    }
+    replies
 }

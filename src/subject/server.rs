@@ -2,8 +2,8 @@
 //! would serve itself. The runner's own end-to-end test checks it, and it is a worked
 //! example of the implementation side of the protocol.
 
-use crate::judge::runs::{run_dedup, run_exec};
 use crate::json::NumberModel;
+use crate::judge::runs::{run_dedup, run_exec};
 use crate::judge::BatchRun;
 use crate::protocol::{
     self, BatchReply, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply, Request,

@@ -6,16 +6,17 @@
 use crate::common;
 
 use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
+use parcall::check::Checker;
 use parcall::grade::rubric::Rubric;
 use parcall::json::{NumberModel, Value};
-use parcall::judge::blame::blame_of_a_pass;
-use parcall::judge::{blame_in, expected_runs, held_in, judge, judge_in, BatchRun, Outcome};
+use parcall::judge::expected::expected_under;
+use parcall::judge::runs::{run_case, run_dedup};
+use parcall::judge::{blame_in, expected_runs, held_in, judge, judge_in, BatchRun, Judge, Outcome};
+use parcall::protocol::{Answer, CaseAnswer};
 use parcall::reference::Execution;
 use parcall::report::{Report, Verdict};
 use parcall::spec::Function;
 use parcall::spec::{Case, CaseFile};
-use parcall::judge::expected::expected_under;
-use parcall::judge::runs::{run_case, run_dedup};
 use parcall::subject::{InProcess, Subject};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -42,6 +43,7 @@ fn the_reference_passes_on_every_seed_in_any_dispatch_order() {
     // in an order drawn from the seed (RULINGS A6), judged as any subject is.
     let reports = reports_over_seeds(|seed| {
         Box::new(parcall::subject::in_process::reference(
+            NumberModel::Python,
             Execution::Shuffled { seed },
         ))
     });
@@ -61,7 +63,7 @@ fn the_reference_passes_on_every_seed_in_any_dispatch_order() {
     }
 }
 
-/// Judging works out a passing case's blame once per case (`judge::blame::blame_of_a_pass`),
+/// Judging works out a passing case's blame once per case (`Judge::verdict`),
 /// which is sound only if the checks find the same on any runs the judge passes as on the
 /// expected ones. Held here on the spec's cases and generated ones under both number models,
 /// with two kinds of passing runs: the reference's own, answering in shuffled orders (the
@@ -85,6 +87,7 @@ fn passing_runs_are_blamed_as_their_case_applies() {
                     if let Some(runs) = reference_runs(&case.case, model, seed) {
                         passing.push(("the shuffled reference", runs));
                     }
+                    let judge = Judge::new(model);
                     for (what, runs) in passing {
                         let runs = held_in(model, &runs);
                         let outcome = judge_in(model, &case.case, &runs);
@@ -95,7 +98,7 @@ fn passing_runs_are_blamed_as_their_case_applies() {
                         );
                         assert_eq!(
                             blame_in(model, &case.case, &runs, &outcome),
-                            blame_of_a_pass(model, &case.case),
+                            judge.verdict(&case.case, &runs).1,
                             "{} {model:?} {what}",
                             case.id()
                         );
@@ -110,7 +113,7 @@ fn passing_runs_are_blamed_as_their_case_applies() {
 fn reference_runs(case: &Case, model: NumberModel, seed: u64) -> Option<Vec<BatchRun>> {
     let execution = Execution::Shuffled { seed };
     let runs = match (case, model) {
-        (Case::Exec(_), NumberModel::Python) => run_case(case, execution),
+        (Case::Exec(_), NumberModel::Python) => run_case(NumberModel::Python, case, execution),
         // A float64 runtime of `execute_tool_calls` answers from the scripts sent over the
         // pipe, not from the case's dispatcher (number_models.rs checks it end to end); it
         // writes no numbers of its own, and the freedoms above cover it here.
@@ -356,7 +359,10 @@ fn counterexamples_are_small_saved_as_case_files_and_replayed_first() {
     };
     let case = Case::Dedup(cases[0].clone());
     assert_eq!(
-        judge(&case, &run_case(&case, Execution::CONCURRENT).unwrap()),
+        judge(
+            &case,
+            &run_case(NumberModel::Python, &case, Execution::CONCURRENT).unwrap()
+        ),
         Outcome::Pass
     );
 
@@ -390,7 +396,7 @@ fn an_edit_of_a_racy_failure_gets_a_second_run_before_it_is_dropped() {
     let mut first_seen: HashSet<String> = HashSet::new();
     let mut last_run = String::new();
     let flaky = move |case: &Case| {
-        let (mut runs, error) = match run_case(case, Execution::Sequential) {
+        let (mut runs, error) = match run_case(NumberModel::Python, case, Execution::Sequential) {
             Ok(runs) => (runs, None),
             Err(error) => (Vec::new(), Some(error.to_string())),
         };
@@ -412,7 +418,7 @@ fn an_edit_of_a_racy_failure_gets_a_second_run_before_it_is_dropped() {
     };
     let mut subject = InProcess::new(&[Function::RunParallelCalls], flaky);
     let summaries = fuzz::run(
-        &mut subject,
+        &mut Checker::new(&mut subject, subjects::judge()),
         &spec.cases,
         &[Function::RunParallelCalls],
         Settings::new(200, 5),
@@ -499,24 +505,26 @@ fn shrinking_stops_at_an_edit_that_is_not_run() {
         fn functions(&self) -> &[Function] {
             self.inner.functions()
         }
-        fn run_cases(
+        fn number_model(&self) -> NumberModel {
+            self.inner.number_model()
+        }
+        fn answer(
             &mut self,
-            cases: &[parcall::spec::SpecCase],
-        ) -> Vec<parcall::runner::CaseResult> {
-            let mut results = self.inner.run_cases(cases);
-            for result in &mut results {
-                if !result.case.file.starts_with("generated") {
-                    continue;
+            source: &mut dyn Iterator<Item = parcall::spec::SpecCase>,
+            sink: &mut dyn FnMut(parcall::spec::SpecCase, CaseAnswer),
+        ) {
+            let generated_left = &mut self.generated_left;
+            self.inner.answer(source, &mut |case, answer| {
+                if !case.origin.is_generated() {
+                    return sink(case, answer);
                 }
-                if self.generated_left > 0 {
-                    self.generated_left -= 1;
+                if *generated_left > 0 {
+                    *generated_left -= 1;
+                    sink(case, answer);
                 } else {
-                    result.outcome = Outcome::Skipped {
-                        reason: "not run: given up".to_owned(),
-                    };
+                    sink(case, CaseAnswer::not_run("not run: given up"));
                 }
-            }
-            results
+            });
         }
     }
     let fuzz = 60;
@@ -553,9 +561,25 @@ impl<S: Subject> Subject for Widest<S> {
         self.inner.functions()
     }
 
-    fn run_cases(&mut self, cases: &[parcall::spec::SpecCase]) -> Vec<parcall::runner::CaseResult> {
-        self.widest = self.widest.max(cases.len());
-        self.inner.run_cases(cases)
+    fn number_model(&self) -> NumberModel {
+        self.inner.number_model()
+    }
+
+    /// Counts how far the source is drawn ahead of the answers handed back.
+    fn answer(
+        &mut self,
+        source: &mut dyn Iterator<Item = parcall::spec::SpecCase>,
+        sink: &mut dyn FnMut(parcall::spec::SpecCase, CaseAnswer),
+    ) {
+        let drawn = std::cell::Cell::new(0usize);
+        let mut counted = source.inspect(|_| drawn.set(drawn.get() + 1));
+        let mut answered = 0usize;
+        let widest = &mut self.widest;
+        self.inner.answer(&mut counted, &mut |case, answer| {
+            answered += 1;
+            *widest = (*widest).max(drawn.get() + 1 - answered);
+            sink(case, answer);
+        });
     }
 }
 
@@ -563,7 +587,8 @@ impl<S: Subject> Subject for Widest<S> {
 fn generated_cases_stream_through_a_subject_a_few_at_a_time() {
     // Memory must not grow with --fuzz: generated cases are drawn as the subject takes them
     // and their results folded into the report's aggregates, never held all at once.
-    let reference = parcall::subject::in_process::reference(Execution::Sequential);
+    let reference =
+        parcall::subject::in_process::reference(NumberModel::Python, Execution::Sequential);
     let mut subject = Widest {
         inner: reference,
         widest: 0,
@@ -597,8 +622,12 @@ fn the_runner_draws_cases_only_as_its_window_has_room() {
         .cloned()
         .inspect(|_| drawn.set(drawn.get() + 1));
     let (mut received, mut ahead) = (0usize, 0usize);
-    runner.run_stream(&mut source, &mut |result| {
-        assert!(result.outcome.is_pass(), "{}", result.case.id());
+    runner.answer(&mut source, &mut |case, answer| {
+        assert!(
+            matches!(answer.answer, Answer::Batches(_)),
+            "{}: {answer:?}",
+            case.id()
+        );
         received += 1;
         ahead = ahead.max(drawn.get() - received);
     });
@@ -620,7 +649,7 @@ fn shrink_runs_with_limits(limit: fn(Option<u64>) -> Option<u64>) -> usize {
                 batch.max_parallel = limit(batch.max_parallel);
             }
         }
-        match run_case(&case, Execution::Sequential) {
+        match run_case(NumberModel::Python, &case, Execution::Sequential) {
             Ok(runs) => (runs, None),
             Err(error) => (Vec::new(), Some(error.to_string())),
         }
@@ -669,16 +698,23 @@ fn cases_drawn_once_for_a_class_are_the_ones_each_run_draws() {
                     batch.max_parallel = Some(batch.max_parallel.unwrap_or(4).saturating_sub(1));
                 }
             }
-            match run_case(&case, Execution::Sequential) {
+            match run_case(NumberModel::Python, &case, Execution::Sequential) {
                 Ok(runs) => (runs, None),
                 Err(error) => (Vec::new(), Some(error.to_string())),
             }
         };
         let mut exec = InProcess::new(&[Function::ExecuteToolCalls], off_by_one);
         let mut dedup = InProcess::new(&[Function::RunParallelCalls], subjects::shared_cache());
-        let mut summaries = fuzz::run(&mut exec, &spec.cases, &functions, settings, drawn);
+        let judge = subjects::judge();
+        let mut summaries = fuzz::run(
+            &mut Checker::new(&mut exec, judge),
+            &spec.cases,
+            &functions,
+            settings,
+            drawn,
+        );
         summaries.extend(fuzz::run(
-            &mut dedup,
+            &mut Checker::new(&mut dedup, judge),
             &spec.cases,
             &functions,
             settings,

@@ -23,6 +23,7 @@ mod grade_languages;
 mod grade_results;
 mod grade_sandbox;
 mod html_report;
+mod layering;
 mod mutate;
 mod number_models;
 mod properties;

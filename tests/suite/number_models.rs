@@ -280,3 +280,40 @@ fn ecmascript_numbers_match_node() {
     assert_eq!(node_text.lines().count(), values.len());
     assert!(mismatches.is_empty(), "{mismatches:#?}");
 }
+
+/// A subject in this process declares its number model as a process does in its hello, and
+/// the one judge reads it by that model: the reference running as a float64 runtime conforms
+/// on every seed, and the same reference declaring `float64` while it keeps Python's numbers
+/// is caught and charged to the number rules.
+#[test]
+fn an_in_process_subject_is_judged_by_the_number_model_it_declares() {
+    use common::subjects;
+    use parcall::json::NumberModel;
+    use parcall::reference::Execution;
+    use parcall::report::Verdict;
+    use parcall::subject::in_process::reference;
+    for seed in 1..=3 {
+        let mut float64 = reference(NumberModel::Float64, Execution::Shuffled { seed });
+        let report = subjects::check(&mut float64, seed, 200);
+        assert_eq!(report.number_model, NumberModel::Float64);
+        assert_eq!(
+            report.verdict,
+            Verdict::Conforms,
+            "seed {seed}: {:#?}",
+            report.cases.iter().find(|c| c.outcome.is_failure())
+        );
+    }
+    let mut pretends =
+        reference(NumberModel::Python, Execution::Sequential).declaring(NumberModel::Float64);
+    let report = subjects::check(&mut pretends, 1, 200);
+    assert_eq!(report.verdict, Verdict::DoesNotConform);
+    let charged: BTreeSet<String> = report
+        .cases
+        .iter()
+        .flat_map(|c| c.charges.iter().map(|charge| charge.requirement.clone()))
+        .collect();
+    assert!(
+        charged.iter().any(|r| r.starts_with("DEDUP-NUMBER")),
+        "{charged:?}"
+    );
+}

@@ -395,16 +395,20 @@ proptest! {
     /// scripted answers that some dispatch order produces.
     #[test]
     fn the_reference_with_a_shuffled_dispatch_order_conforms(seed in any::<u64>()) {
-        use parcall::judge::{judge, Outcome};
+        use parcall::check::Checker;
+        use parcall::fuzz::CaseRunner;
+        use parcall::json::NumberModel;
+        use parcall::judge::{Judge, Outcome};
         use parcall::spec::{Function, Spec};
-        use parcall::judge::runs::run_case;
         let spec = Spec::embedded().unwrap();
         let generated = parcall::fuzz::generated_cases(Function::ExecuteToolCalls, &spec.cases, 40, seed);
         let exec_cases = spec.cases.iter().filter(|c| c.function() == Function::ExecuteToolCalls);
+        let judge = Judge::new(NumberModel::Python);
+        let mut subject = parcall::subject::in_process::reference(NumberModel::Python, Execution::Shuffled { seed });
+        let mut checker = Checker::new(&mut subject, &judge);
         for case in exec_cases.chain(&generated) {
-            let runs = run_case(&case.case, Execution::Shuffled { seed }).unwrap();
-            let outcome = judge(&case.case, &runs);
-            prop_assert_eq!(outcome, Outcome::Pass, "case {}", case.id());
+            let result = checker.run_one(case.clone());
+            prop_assert_eq!(result.outcome, Outcome::Pass, "case {}", case.id());
         }
     }
 }

@@ -15,7 +15,7 @@ mod exec;
 mod keys;
 mod of_a_pass;
 
-pub use of_a_pass::{applicable_to, blame_of_a_pass};
+pub use of_a_pass::{blame_of_expected_runs, PassMemo};
 
 use super::{BatchRun, Failure, Outcome};
 use crate::json::NumberModel;

@@ -30,49 +30,56 @@ const KEPT: usize = 4096;
 /// whose key is the address of a live `Arc<Case>` was computed from that very value.
 type Table = HashMap<(usize, NumberModel), (Weak<Case>, Arc<Blame>)>;
 
-static TABLE: Mutex<Option<Table>> = Mutex::new(None);
-
-/// The blame of any runs of `case` that pass under `model`: the blame of its expected runs.
-pub fn blame_of_a_pass(model: NumberModel, case: &Arc<Case>) -> Blame {
-    Blame::clone(&shared_blame_of_a_pass(model, case))
+/// The blames of passing cases worked out so far. A [`crate::judge::Judge`] holds one, and
+/// the judges of one class share it (`Judge::under`): every submission runs the same cases.
+#[derive(Debug, Default)]
+pub struct PassMemo {
+    table: Mutex<Table>,
 }
 
-/// The requirements whose checks apply to a case behind an `Arc`: [`super::applicable_in`],
-/// worked out once while the case lives.
-pub fn applicable_to(model: NumberModel, case: &Arc<Case>) -> BTreeSet<String> {
-    shared_blame_of_a_pass(model, case).shown.clone()
-}
-
-fn shared_blame_of_a_pass(model: NumberModel, case: &Arc<Case>) -> Arc<Blame> {
-    let key = (Arc::as_ptr(case) as usize, model);
-    if let Some((_, blame)) = lock().as_ref().and_then(|table| table.get(&key)) {
-        return Arc::clone(blame);
+impl PassMemo {
+    /// The blame of any runs of `case` that pass under `model`: the blame of its expected
+    /// runs.
+    pub fn blame_of_a_pass(&self, model: NumberModel, case: &Arc<Case>) -> Blame {
+        Blame::clone(&self.shared(model, case))
     }
-    // Worked out without the lock: other threads judge meanwhile.
-    let blame = Arc::new(blame_of_expected_runs(model, case));
-    let mut guard = lock();
-    let table = guard.get_or_insert_with(HashMap::new);
-    if table.len() >= KEPT {
-        table.retain(|_, (case, _)| case.strong_count() > 0);
-        if table.len() >= KEPT * 3 / 4 {
-            table.clear();
+
+    /// The requirements whose checks apply to a case behind an `Arc`:
+    /// [`super::applicable_in`], worked out once while the case lives.
+    pub fn applicable_to(&self, model: NumberModel, case: &Arc<Case>) -> BTreeSet<String> {
+        self.shared(model, case).shown.clone()
+    }
+
+    fn shared(&self, model: NumberModel, case: &Arc<Case>) -> Arc<Blame> {
+        let key = (Arc::as_ptr(case) as usize, model);
+        if let Some((_, blame)) = self.lock().get(&key) {
+            return Arc::clone(blame);
         }
+        // Worked out without the lock: other threads judge meanwhile.
+        let blame = Arc::new(blame_of_expected_runs(model, case));
+        let mut table = self.lock();
+        if table.len() >= KEPT {
+            table.retain(|_, (case, _)| case.strong_count() > 0);
+            if table.len() >= KEPT * 3 / 4 {
+                table.clear();
+            }
+        }
+        table.insert(key, (Arc::downgrade(case), Arc::clone(&blame)));
+        blame
     }
-    table.insert(key, (Arc::downgrade(case), Arc::clone(&blame)));
-    blame
+
+    /// The table, even after a thread panicked holding it: every entry is complete when
+    /// inserted, so a poisoned table is still a correct one.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// What the checks find on the runs a case expects, judged a pass.
-pub(super) fn blame_of_expected_runs(model: NumberModel, case: &Case) -> Blame {
+pub fn blame_of_expected_runs(model: NumberModel, case: &Case) -> Blame {
     blame_in(model, case, &expected_runs(case), &Outcome::Pass)
-}
-
-/// The table, even after a thread panicked holding it: every entry is complete when
-/// inserted, so a poisoned table is still a correct one.
-fn lock() -> std::sync::MutexGuard<'static, Option<Table>> {
-    TABLE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]
@@ -85,12 +92,13 @@ mod tests {
     #[test]
     fn each_case_gets_its_own_requirements_though_cases_come_and_go() {
         let spec = Spec::embedded().unwrap();
+        let memo = PassMemo::default();
         for round in 0..3 {
             for case in &spec.cases {
                 let fresh = Arc::new(Case::clone(&case.case));
                 for model in [NumberModel::Python, NumberModel::Float64] {
                     assert_eq!(
-                        blame_of_a_pass(model, &fresh),
+                        memo.blame_of_a_pass(model, &fresh),
                         blame_of_expected_runs(model, &fresh),
                         "{} round {round}",
                         case.id()
@@ -126,7 +134,7 @@ mod tests {
         message.insert("content".into(), "not what the dispatcher said".into());
         let case = Arc::new(case);
         let runs = expected_runs(&case);
-        let (outcome, blame) = crate::judge::verdict(NumberModel::Python, &case, &runs);
+        let (outcome, blame) = crate::judge::Judge::new(NumberModel::Python).verdict(&case, &runs);
         assert!(outcome.is_pass());
         assert_eq!(blame, blame_in(NumberModel::Python, &case, &runs, &outcome));
         assert!(

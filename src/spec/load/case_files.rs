@@ -76,7 +76,9 @@ pub(super) fn read_case_file(
     };
     for (case, longest) in read {
         let case = SpecCase {
-            file: relative.to_owned(),
+            origin: crate::spec::Origin::Spec {
+                file: relative.to_owned(),
+            },
             case: case.into(),
         };
         if case.function() != folder_function {

@@ -156,12 +156,12 @@ pub(super) fn check_links(
 ) {
     let by_id: HashMap<&str, &Requirement> =
         requirements.iter().map(|r| (r.id.as_str(), r)).collect();
-    let mut first_seen: HashMap<&str, &str> = HashMap::new();
+    let mut first_seen: HashMap<&str, String> = HashMap::new();
     for case in cases {
-        if let Some(other) = first_seen.insert(case.id(), &case.file) {
+        if let Some(other) = first_seen.insert(case.id(), case.origin.file()) {
             problems.push(format!(
                 "{}: case id {} is already used in {other}",
-                case.file,
+                case.origin.file(),
                 case.id()
             ));
         }
@@ -169,12 +169,12 @@ pub(super) fn check_links(
             match by_id.get(requirement.as_str()) {
                 None => problems.push(format!(
                     "{}: case {}: names unknown requirement {requirement}",
-                    case.file,
+                    case.origin.file(),
                     case.id()
                 )),
                 Some(r) if r.function != case.function() => problems.push(format!(
                     "{}: case {}: requirement {requirement} is about {}, not {}",
-                    case.file,
+                    case.origin.file(),
                     case.id(),
                     r.function,
                     case.function()

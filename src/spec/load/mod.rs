@@ -43,8 +43,7 @@ pub struct Location {
 /// [`Arc::make_mut`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpecCase {
-    /// Relative to the spec folder, with `/` separators.
-    pub file: String,
+    pub origin: super::Origin,
     pub case: Arc<Case>,
 }
 
@@ -159,7 +158,7 @@ impl Spec {
             problems.extend(file.problems);
             for (case, line) in file.cases.iter().zip(file.lines) {
                 if let Some(line) = line {
-                    let path = source.annotation_path(&case.file);
+                    let path = source.annotation_path(&case.origin.file());
                     locations.insert(case.id().to_owned(), Location { path, line });
                 }
             }

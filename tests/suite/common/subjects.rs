@@ -2,19 +2,18 @@
 //! this process. For loops whose strength is the generator's and the judge's (many seeds),
 //! where the pipe would only add seconds.
 
-use parcall::fuzz::{run_plan, CheckPlan, Drawn, Undefined};
+use parcall::check::{self, Context, Plan, Undefined};
+use parcall::fuzz::Drawn;
 use parcall::json::{dumps, Style, Value};
-use parcall::judge::BatchRun;
+use parcall::judge::{BatchRun, Judge};
 use parcall::reference::{canonical_key, input, run_parallel_calls, Execution, Tools};
-use parcall::report::{Context, Report};
-use parcall::runner::{Run, Settings};
+use parcall::report::Report;
 use parcall::spec::{Case, CaseTools, Function, Spec};
 use parcall::subject::in_process::CaseRun;
 use parcall::subject::Subject;
 use std::collections::HashMap;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
 
 pub fn spec() -> &'static Spec {
     static SPEC: OnceLock<Spec> = OnceLock::new();
@@ -25,35 +24,30 @@ pub fn spec() -> &'static Spec {
 pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
     let spec = spec();
     let drawn = drawn(seed, fuzz);
-    let plan = CheckPlan {
-        spec,
-        cases: &spec.cases,
-        functions: &Function::ALL,
+    let plan = Plan {
         fuzz,
         undefined: Undefined::LeaveOut,
-        shrink_each_requirement: false,
         seed,
-        settings: Settings::default(),
         drawn: drawn.get().and_then(Option::as_ref),
+        ..Plan::new(spec, &spec.cases, judge())
     };
-    let (results, generated) = run_plan(subject, &plan);
-    let run = Run {
-        implementation: None,
-        functions: subject.functions().to_vec(),
-        results,
-        start_error: None,
-        duration: Duration::ZERO,
-        number_model: subject.number_model(),
-    };
+    let checked = check::run(subject, &plan, None);
     let context = Context {
         spec,
         target: "in process",
         rerun_base: "parcall check",
     };
-    let report = Report::new(&run, &context).with_generated(seed, &generated, &context);
+    let report = check::report(&checked, &context);
     let requirements = serde_json::json!({ "requirements": &report.requirements });
     super::assert_tallies_add_up(&requirements);
     report
+}
+
+/// The judge every in-process check shares, as the submissions of a class share theirs: a
+/// case that passes in one loop has its blame worked out once for all.
+pub fn judge() -> &'static Judge {
+    static JUDGE: OnceLock<Judge> = OnceLock::new();
+    JUDGE.get_or_init(|| Judge::new(Default::default()))
 }
 
 /// One seed's draws, filled by the first loop to reach it.
@@ -65,7 +59,7 @@ type DrawSlot = Arc<OnceLock<Option<Drawn>>>;
 /// loops walk the seeds in step, so the last few seeds' draws are kept; a loop that falls
 /// further behind draws again, the same cases. Sharing them also shares the cases
 /// themselves, so a case that passes in one loop has its blame worked out once for all
-/// (`judge::blame::blame_of_a_pass`).
+/// ([`judge`]).
 fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
     const KEPT: usize = 3;
     static DRAWN: Mutex<VecDeque<((u64, usize), DrawSlot)>> = Mutex::new(VecDeque::new());

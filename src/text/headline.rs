@@ -1,16 +1,12 @@
-//! Messages shortened for a line of their own: the headline of a multi-line error. Escaping
-//! for a terminal lives in `crate::text`.
+//! Messages shortened for a line of their own: the headline of a multi-line error.
 
 /// A multi-line message as one line, for a summary row or a column: its first line, and
 /// when that line only announces what follows (it ends with a colon, as "the
 /// implementation cannot be loaded:" before a traceback), the last line too that is not a
 /// stack frame (Node's "at ..."), which in a Python traceback or a Node error names the
-/// exception. What the implementation printed, which start errors put last, is left out:
-/// a module's `print` is not the cause. Not escaped: callers escape for where it goes.
+/// exception. Not escaped: callers escape for where it goes. A start error's headline,
+/// which leaves out what the implementation printed, is `StartError::headline`.
 pub fn headline(message: &str) -> String {
-    let message = message
-        .split_once(crate::runner::PRINTED)
-        .map_or(message, |(before, _)| before);
     let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or_default();
     match lines.rfind(|l| !l.starts_with("at ")) {
@@ -36,18 +32,6 @@ mod tests {
             "cannot be loaded: TypeError: x is not a function"
         );
         assert_eq!(headline("no such file\nmore"), "no such file");
-        let printed =
-            "cannot be loaded:\nTraceback\nModuleNotFoundError: numpyy; it printed:\nloading";
-        assert_eq!(
-            headline(printed),
-            "cannot be loaded: ModuleNotFoundError: numpyy"
-        );
-        let exited =
-            "ended before the handshake: it exited with status 1; it printed:\nNode.js v20";
-        assert_eq!(
-            headline(exited),
-            "ended before the handshake: it exited with status 1"
-        );
         assert_eq!(headline("announces:"), "announces:");
         assert_eq!(headline(""), "");
     }

@@ -3,9 +3,9 @@
 //! fails on a regression, on an unexpected pass (fixed without updating the file), on a
 //! changed outcome, and on an entry that matches nothing.
 
-use super::model::Report;
 use crate::json;
 use crate::judge::OutcomeKind;
+use crate::report::Report;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -175,6 +175,6 @@ impl ExpectationsFile {
             }
         }
         report.expectation_problems = problems;
-        report.settle();
+        super::settle::settle(report);
     }
 }

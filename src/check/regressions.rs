@@ -3,7 +3,7 @@
 //! case file in the spec's format.
 
 use crate::json::{self, Value};
-use crate::spec::{Case, CaseFile, SpecCase};
+use crate::spec::{Case, CaseFile, Origin, SpecCase};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -57,7 +57,9 @@ fn cases_of(file: CaseFile, origin: &str) -> Vec<SpecCase> {
     cases
         .into_iter()
         .map(|case| SpecCase {
-            file: origin.to_owned(),
+            origin: Origin::Regression {
+                file: origin.to_owned(),
+            },
             case: case.into(),
         })
         .collect()
@@ -93,6 +95,53 @@ fn read_file(path: &Path) -> Result<RegressionsFile, RegressionsError> {
         return Err(read_error(format!("not a {FORMAT} file")));
     }
     Ok(file)
+}
+
+/// Where counterexamples are kept between runs, so the next run replays them first (as
+/// proptest's failure persistence): a file, keyed by implementation, or nowhere.
+pub trait Regressions {
+    /// The counterexamples to replay before anything else.
+    fn replay(&self) -> Result<Vec<SpecCase>, RegressionsError>;
+    /// Keeps `counterexample`; says where when it was not kept already.
+    fn record(&self, counterexample: &SpecCase) -> Result<Option<String>, RegressionsError>;
+}
+
+/// Counterexamples kept in a regressions file, under one implementation's key.
+pub struct FileRegressions {
+    pub path: std::path::PathBuf,
+    /// Who the counterexamples are kept for: another implementation's are never replayed.
+    pub implementation: String,
+    /// Whether the recorded ones run first: not with a case or requirement filter (the run
+    /// is about those cases); new ones are recorded either way.
+    pub replay: bool,
+}
+
+impl Regressions for FileRegressions {
+    fn replay(&self) -> Result<Vec<SpecCase>, RegressionsError> {
+        if !self.replay {
+            return Ok(Vec::new());
+        }
+        load(&self.path, &self.implementation)
+    }
+
+    fn record(&self, counterexample: &SpecCase) -> Result<Option<String>, RegressionsError> {
+        let recorded = record(&self.path, &self.implementation, counterexample)?;
+        Ok(recorded.then(|| self.path.display().to_string()))
+    }
+}
+
+/// Counterexamples kept nowhere: a gated run (its verdict depends only on the spec, the
+/// seed and the expectations file), grading, mutation testing.
+pub struct NoRegressions;
+
+impl Regressions for NoRegressions {
+    fn replay(&self) -> Result<Vec<SpecCase>, RegressionsError> {
+        Ok(Vec::new())
+    }
+
+    fn record(&self, _: &SpecCase) -> Result<Option<String>, RegressionsError> {
+        Ok(None)
+    }
 }
 
 /// The counterexamples recorded at `path` for `implementation`; none when the file does not

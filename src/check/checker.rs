@@ -1,0 +1,136 @@
+//! A subject and its judge: every case put to the subject comes back judged, and whoever
+//! watches the run (a progress line) hears of each result as it is judged.
+
+use super::plan::Undefined;
+use crate::fuzz::CaseRunner;
+use crate::judge::{CaseResult, Judge};
+use crate::protocol::{Answer, CaseAnswer};
+use crate::spec::{Function, SpecCase};
+use crate::subject::Subject;
+
+/// Hears of each case as it is judged (a progress display).
+pub trait Observer {
+    fn case_judged(&mut self, result: &CaseResult);
+}
+
+impl<F: FnMut(&CaseResult)> Observer for F {
+    fn case_judged(&mut self, result: &CaseResult) {
+        self(result);
+    }
+}
+
+/// A subject with the judge of its answers.
+pub struct Checker<'s, 'o> {
+    subject: &'s mut dyn Subject,
+    judge: Judge,
+    observer: Option<&'o mut dyn Observer>,
+}
+
+impl<'s, 'o> Checker<'s, 'o> {
+    /// `subject`, judged by `judge` under the number model the subject declared.
+    pub fn new(subject: &'s mut dyn Subject, judge: &Judge) -> Checker<'s, 'o> {
+        let judge = judge.under(subject.number_model());
+        Checker {
+            subject,
+            judge,
+            observer: None,
+        }
+    }
+
+    /// The same checker, telling `observer` of every result.
+    pub fn observed(self, observer: Option<&'o mut dyn Observer>) -> Checker<'s, 'o> {
+        Checker { observer, ..self }
+    }
+
+    /// Why the run is incomplete (a time budget was spent), if it is.
+    pub fn incomplete(&self) -> Option<String> {
+        self.subject.incomplete()
+    }
+
+    /// Runs `cases` and returns their results, grouped by function in the order of
+    /// [`Function::ALL`]. Cases of a function the subject does not define fail as not
+    /// implemented, or are left out, as `undefined` says.
+    pub fn run_cases(&mut self, cases: &[SpecCase], undefined: Undefined) -> Vec<CaseResult> {
+        let mut results = Vec::with_capacity(cases.len());
+        for function in Function::ALL {
+            let mut of_function = cases.iter().filter(|c| c.function() == function).cloned();
+            if self.subject.functions().contains(&function) {
+                self.run_stream(&mut of_function, &mut |result| results.push(result));
+            } else if undefined == Undefined::Fail {
+                for case in of_function {
+                    let result = self.judged(case, CaseAnswer::bare(Answer::NotImplemented));
+                    results.push(result);
+                }
+            }
+        }
+        results
+    }
+
+    /// The result of `answer`, told to the observer.
+    fn judged(&mut self, case: SpecCase, answer: CaseAnswer) -> CaseResult {
+        let result = self.judge.judge(case, answer);
+        if let Some(observer) = &mut self.observer {
+            observer.case_judged(&result);
+        }
+        result
+    }
+}
+
+impl CaseRunner for Checker<'_, '_> {
+    fn functions(&self) -> &[Function] {
+        self.subject.functions()
+    }
+
+    fn judge(&self) -> &Judge {
+        &self.judge
+    }
+
+    /// Each case gets its expectations under the judge's number model before it is put to
+    /// the subject; one whose expectations cannot be computed is not put to it.
+    fn run_stream(
+        &mut self,
+        source: &mut dyn Iterator<Item = SpecCase>,
+        sink: &mut dyn FnMut(CaseResult),
+    ) {
+        let Checker {
+            subject,
+            judge,
+            observer,
+        } = self;
+        let mut tell = |result: CaseResult, sink: &mut dyn FnMut(CaseResult)| {
+            if let Some(observer) = observer {
+                observer.case_judged(&result);
+            }
+            sink(result);
+        };
+        let mut refused = Vec::new();
+        let mut expected = source.filter_map(|case| match judge.expect(case) {
+            Ok(case) => Some(case),
+            Err(result) => {
+                refused.push(*result);
+                None
+            }
+        });
+        subject.answer(&mut expected, &mut |case, answer| {
+            tell(judge.judge(case, answer), sink);
+        });
+        drop(expected);
+        for result in refused {
+            tell(result, sink);
+        }
+    }
+
+    fn run_one(&mut self, case: SpecCase) -> CaseResult {
+        if !self.subject.functions().contains(&case.function()) {
+            return self.judged(case, CaseAnswer::bare(Answer::NotImplemented));
+        }
+        let mut result = None;
+        let reason = format!("not run: the subject gave no answer to case {}", case.id());
+        let asked = case.clone();
+        self.run_stream(&mut std::iter::once(case), &mut |r| result = Some(r));
+        match result {
+            Some(result) => result,
+            None => self.judged(asked, CaseAnswer::not_run(reason)),
+        }
+    }
+}
