@@ -15,7 +15,7 @@ impl Tools for Echo {
     fn has_tool(&self, name: &str) -> bool {
         name == "search"
     }
-    fn invoke(&self, _name: &str, args: &Object) -> Result<Value, String> {
+    fn invoke(&self, _name: &str, args: &Object) -> Result<Value, parcall::reference::Raised> {
         Ok(Value::from(args.len() as i64))
     }
 }

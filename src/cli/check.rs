@@ -17,6 +17,36 @@ use std::io::{IsTerminal, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
+/// What stops a check before, or after, the implementation runs: bad input (exit 2) or a
+/// report that cannot be written (exit 3).
+#[derive(Debug, thiserror::Error)]
+enum CheckError {
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    #[error("--requirement {0}: no such requirement (see spec/SPEC.md or `parcall spec list`)")]
+    UnknownRequirement(String),
+    #[error("the filters select no case (list the cases with `parcall spec list`)")]
+    NothingSelected,
+    #[error(transparent)]
+    Expectations(#[from] crate::check::gate::ExpectationsError),
+    #[error("{0}: was not read before the run")]
+    ExpectationsNotRead(String),
+    #[error("{path}: cannot write: {source}")]
+    WriteExpectations {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("--save-failures {0}: not a folder")]
+    NotAFolder(String),
+    #[error(transparent)]
+    Prepare(#[from] adapters::PrepareError),
+    #[error("{path}: cannot write the report: {source}")]
+    WriteReport {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
 /// Generated cases per function unless told otherwise.
 pub const DEFAULT_FUZZ: usize = 500;
 
@@ -87,9 +117,12 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
 /// Writes one `--report FORMAT=PATH`, uncoloured, through a temporary file beside it and
 /// a rename, so a reader never sees half a report. A special file (a FIFO, the step
 /// summary's file on some runners) is written in place.
-fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<(), String> {
+fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<(), CheckError> {
     let path = &target.path;
-    let fail = |e: std::io::Error| format!("{}: cannot write the report: {e}", path.display());
+    let fail = |source: std::io::Error| CheckError::WriteReport {
+        path: path.display().to_string(),
+        source,
+    };
     let mut text = Vec::new();
     report::write(report, target.format, Palette::plain(), &mut text).map_err(fail)?;
     let regular = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
@@ -143,12 +176,15 @@ fn apply_expectations(
     path: &std::path::Path,
     update: bool,
     loaded: Option<&ExpectationsFile>,
-) -> Result<(), String> {
+) -> Result<(), CheckError> {
     let name = path.display().to_string();
     let file = if update {
         let file = ExpectationsFile::from_report(report, loaded);
         file.save(path)
-            .map_err(|e| format!("{name}: cannot write: {e}"))?;
+            .map_err(|source| CheckError::WriteExpectations {
+                path: name.clone(),
+                source,
+            })?;
         say!(
             "parcall: wrote {} known failures to {name}",
             file.known_failures.len()
@@ -157,7 +193,7 @@ fn apply_expectations(
     } else {
         loaded
             .cloned()
-            .ok_or_else(|| format!("{name}: was not read before the run"))?
+            .ok_or_else(|| CheckError::ExpectationsNotRead(name.clone()))?
     };
     file.apply(report, &name);
     Ok(())
@@ -165,7 +201,7 @@ fn apply_expectations(
 
 /// Reads `--expectations` before anything runs. With `--update-expectations` a missing
 /// file is fine (it is created); a file that exists must be valid either way.
-fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, String> {
+fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, CheckError> {
     let Some(path) = &args.expectations else {
         return Ok(None);
     };
@@ -174,9 +210,7 @@ fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, Strin
     if args.update_expectations && missing {
         return Ok(None);
     }
-    ExpectationsFile::load(path)
-        .map(Some)
-        .map_err(|e| e.to_string())
+    Ok(Some(ExpectationsFile::load(path)?))
 }
 
 /// Everything settled before the implementation starts: bad input is refused here, and
@@ -193,8 +227,8 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(args: &CheckArgs) -> Result<Plan, String> {
-        let spec = args.spec.load().map_err(|e| e.to_string())?;
+    fn new(args: &CheckArgs) -> Result<Plan, CheckError> {
+        let spec = args.spec.load()?;
         let selected = select(&spec, args)?;
         let filtered = !args.case.is_empty() || !args.requirement.is_empty();
         let fuzz = args.fuzz.unwrap_or(if filtered { 0 } else { DEFAULT_FUZZ });
@@ -209,9 +243,9 @@ impl Plan {
             .as_ref()
             .filter(|d| d.exists() && !d.is_dir())
         {
-            return Err(format!("--save-failures {}: not a folder", dir.display()));
+            return Err(CheckError::NotAFolder(dir.display().to_string()));
         }
-        let prepared = prepare(args).map_err(|e| e.to_string())?;
+        let prepared = prepare(args)?;
         Ok(Plan {
             spec,
             expectations,
@@ -409,12 +443,10 @@ fn rerun_base(args: &CheckArgs) -> String {
 
 /// The spec cases the filters select. A filter that selects nothing is a usage error: it is
 /// almost always a typo.
-fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, String> {
+fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, CheckError> {
     for id in &args.requirement {
         if spec.requirement(id).is_none() {
-            return Err(format!(
-                "--requirement {id}: no such requirement (see spec/SPEC.md or `parcall spec list`)"
-            ));
+            return Err(CheckError::UnknownRequirement(id.clone()));
         }
     }
     let selected: Vec<SpecCase> = spec
@@ -433,7 +465,7 @@ fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, String> {
         .cloned()
         .collect();
     if selected.is_empty() {
-        return Err("the filters select no case (list the cases with `parcall spec list`)".into());
+        return Err(CheckError::NothingSelected);
     }
     Ok(selected)
 }

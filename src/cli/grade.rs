@@ -41,8 +41,8 @@ enum GradeError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     /// The canary's own message: what it tried and what to check.
-    #[error("{0}")]
-    Canary(String),
+    #[error(transparent)]
+    Canary(crate::grade::CanaryError),
 }
 
 fn limits(args: &GradeArgs) -> Limits {

@@ -5,7 +5,7 @@ use super::exit;
 use super::{MutateArgs, MutateFormat};
 use crate::mutate::equivalents::{self, EquivalentsFile};
 use crate::mutate::mutator::{self, Made};
-use crate::mutate::{render, run_all, Trial, Workspace};
+use crate::mutate::{render, run_all, BaselineError, Trial, Workspace};
 use crate::process::Limits;
 use crate::runner::Settings;
 use crate::spec::Function;
@@ -160,13 +160,13 @@ fn baseline(
     trial: &Trial<'_>,
     workspace: &Workspace,
     source: &str,
-) -> Result<Vec<Function>, String> {
-    let path = workspace.write("original", source).map_err(|e| {
-        format!(
-            "cannot copy the module to {}: {e}",
-            workspace.path().display()
-        )
-    })?;
+) -> Result<Vec<Function>, BaselineError> {
+    let path = workspace
+        .write("original", source)
+        .map_err(|e| BaselineError::Copy {
+            folder: workspace.path().display().to_string(),
+            message: e.to_string(),
+        })?;
     let functions = trial.baseline(&path);
     workspace.remove("original");
     functions

@@ -28,6 +28,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Why the canary, and so every submission, cannot run: a set-up error.
+#[derive(Debug, thiserror::Error)]
+pub enum CanaryError {
+    #[error(transparent)]
+    Sandbox(#[from] sandbox::SandboxError),
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
+    #[error(
+        "the sandbox cannot start even an empty submission, so every submission would score \
+         0; check --python, --memory-mib and `parcall doctor`:\n{0}"
+    )]
+    Start(crate::runner::StartError),
+}
+
 /// Everything a grading run shares.
 pub struct Grading<'a> {
     pub spec: &'a Spec,
@@ -124,12 +138,9 @@ impl Grading<'_> {
 
     /// Runs the canary (the smallest submission that starts) through the sandbox: when it
     /// cannot start, no submission could, and that is a set-up error, not a class of zeros.
-    pub fn canary(&self) -> Result<(), String> {
-        let (_dir, canary) = self.sandbox.canary().map_err(|e| e.to_string())?;
-        let prepared = self
-            .sandbox
-            .prepare(0, &canary)
-            .map_err(|e| e.to_string())?;
+    pub fn canary(&self) -> Result<(), CanaryError> {
+        let (_dir, canary) = self.sandbox.canary()?;
+        let prepared = self.sandbox.prepare(0, &canary)?;
         let plan = check::Plan {
             functions: &self.functions,
             seed: self.seed,
@@ -137,10 +148,7 @@ impl Grading<'_> {
             ..check::Plan::new(self.spec, &[], &self.judge)
         };
         match check::run_process(&prepared.launch, &plan, None).start_error {
-            Some(error) => Err(format!(
-                "the sandbox cannot start even an empty submission, so every submission would \
-                 score 0; check --python, --memory-mib and `parcall doctor`:\n{error}"
-            )),
+            Some(error) => Err(CanaryError::Start(error)),
             None => Ok(()),
         }
     }

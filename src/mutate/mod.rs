@@ -82,6 +82,33 @@ pub enum Fate {
     NotRun { reason: String },
 }
 
+/// Why the unmutated module cannot be the measure of its mutants.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("cannot copy the module to {folder}: {message}")]
+    Copy { folder: String, message: String },
+    #[error(transparent)]
+    Prepare(#[from] adapters::PrepareError),
+    #[error("the module cannot be started: {0}")]
+    Start(#[from] crate::runner::StartError),
+    #[error(
+        "the module itself fails case {case} ({outcome}); mutation testing measures the cases \
+         against a correct solution: run `parcall check` on it first"
+    )]
+    FailsCase { case: String, outcome: String },
+    #[error(
+        "the module itself fails {failed} generated cases of {function} with seed {seed}; run \
+         `parcall check --seed {seed}` on it first"
+    )]
+    FailsGenerated {
+        function: Function,
+        failed: usize,
+        seed: u64,
+    },
+    #[error("{0}")]
+    NotRun(String),
+}
+
 /// Everything one mutant's check shares with the others.
 pub struct Trial<'a> {
     pub spec: &'a Spec,
@@ -119,36 +146,32 @@ impl Trial<'_> {
     }
 
     /// The module at `path`, run under the Python adapter inside `check`'s containment.
-    fn launch(&self, path: &Path) -> Result<adapters::Prepared, String> {
-        adapters::python_module(path, &self.python, self.limits)
-            .map(|p| p.contained(&self.env))
-            .map_err(|e| e.to_string())
+    fn launch(&self, path: &Path) -> Result<adapters::Prepared, adapters::PrepareError> {
+        adapters::python_module(path, &self.python, self.limits).map(|p| p.contained(&self.env))
     }
 
     /// Checks the unmutated module (from the same kind of folder as its mutants): it must
     /// pass every case, or killing a mutant would mean nothing. Returns the functions it
     /// defines, the ones every mutant is then held to.
-    pub fn baseline(&self, path: &Path) -> Result<Vec<Function>, String> {
+    pub fn baseline(&self, path: &Path) -> Result<Vec<Function>, BaselineError> {
         let prepared = self.launch(path)?;
-        let mut runner = Runner::start(&prepared.launch, &self.spec.version, self.settings)
-            .map_err(|e| format!("the module cannot be started: {e}"))?;
+        let mut runner = Runner::start(&prepared.launch, &self.spec.version, self.settings)?;
         let functions = runner.functions().to_vec();
         let fate = self.run(&mut runner, &functions);
         runner.shutdown();
         match fate {
             Fate::Survived => Ok(functions),
-            Fate::KilledByFixed { case, outcome } => Err(format!(
-                "the module itself fails case {case} ({outcome}); mutation testing measures \
-                 the cases against a correct solution: run `parcall check` on it first"
-            )),
+            Fate::KilledByFixed { case, outcome } => {
+                Err(BaselineError::FailsCase { case, outcome })
+            }
             Fate::KilledByGenerated {
                 function, failed, ..
-            } => Err(format!(
-                "the module itself fails {failed} generated cases of {function} with seed {}; \
-                 run `parcall check --seed {}` on it first",
-                self.seed, self.seed
-            )),
-            Fate::NotRun { reason } => Err(reason),
+            } => Err(BaselineError::FailsGenerated {
+                function,
+                failed,
+                seed: self.seed,
+            }),
+            Fate::NotRun { reason } => Err(BaselineError::NotRun(reason)),
         }
     }
 
@@ -156,7 +179,11 @@ impl Trial<'_> {
     pub fn mutant(&self, path: &Path, functions: &[Function]) -> Fate {
         let prepared = match self.launch(path) {
             Ok(prepared) => prepared,
-            Err(reason) => return Fate::NotRun { reason },
+            Err(error) => {
+                return Fate::NotRun {
+                    reason: error.to_string(),
+                }
+            }
         };
         // A mutant slow on every case without ever timing out (a loop that polls) would
         // take the fixed cases times the deadline: its whole check has a budget, and a

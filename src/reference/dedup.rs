@@ -11,9 +11,15 @@ use indexmap::IndexMap;
 pub trait Tools: Sync {
     /// Whether `name` is a key of the mapping.
     fn has_tool(&self, name: &str) -> bool;
-    /// Calls the tool; `Err` carries `str(exception)` of what it raised.
-    fn invoke(&self, name: &str, args: &Object) -> Result<Value, String>;
+    /// Calls the tool, which returns a value or raises.
+    fn invoke(&self, name: &str, args: &Object) -> Result<Value, Raised>;
 }
+
+/// What a tool raised, as `str(exception)` reads: the text a result entry puts after
+/// `error: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Raised(pub String);
 
 /// The result mapping: canonical key to result, in order of first appearance (RULINGS B3).
 pub type Results = IndexMap<String, Value>;

@@ -12,6 +12,7 @@ mod sandbox;
 
 pub use canonical::{canonical_args, canonical_args_in, canonical_key, canonical_key_in, key_of};
 pub use dedup::{
+    Raised,
     distinct_calls, run_parallel_calls, run_parallel_calls_in, DistinctCall, Results, Tools,
 };
 pub use execute::{

@@ -22,14 +22,32 @@ pub use crate::json::MAX_INTEGER_DIGITS;
 /// The deepest nesting of lists and objects.
 pub const MAX_DEPTH: usize = 200;
 
+/// Which part of a reply is past which bound.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Excess {
+    #[error("{found} batch results for a case of {sent} batches")]
+    Batches { found: usize, sent: usize },
+    #[error("{field}: {what}")]
+    Field { field: String, what: String },
+}
+
+impl Excess {
+    fn field(field: &str, what: String) -> Excess {
+        Excess::Field {
+            field: field.to_owned(),
+            what,
+        }
+    }
+}
+
 /// Checks a case reply to a request of `batches_sent` batches; says which field is past
 /// which bound.
-pub fn check_case(reply: &CaseReply, batches_sent: usize) -> Result<(), String> {
+pub fn check_case(reply: &CaseReply, batches_sent: usize) -> Result<(), Excess> {
     if reply.batches.len() > batches_sent {
-        return Err(format!(
-            "{} batch results for a case of {batches_sent} batches",
-            reply.batches.len()
-        ));
+        return Err(Excess::Batches {
+            found: reply.batches.len(),
+            sent: batches_sent,
+        });
     }
     text("output", &reply.output)?;
     for (index, batch) in reply.batches.iter().enumerate() {
@@ -53,10 +71,9 @@ pub fn check_case(reply: &CaseReply, batches_sent: usize) -> Result<(), String> 
             }
         };
         if invocations.len() > MAX_INVOCATIONS {
-            return Err(format!(
-                "{}: {} invocations, more than {MAX_INVOCATIONS}",
-                at("invocations"),
-                invocations.len()
+            return Err(Excess::field(
+                &at("invocations"),
+                format!("{} invocations, more than {MAX_INVOCATIONS}", invocations.len()),
             ));
         }
         let mut budget = MAX_VALUES;
@@ -73,7 +90,7 @@ pub fn check_case(reply: &CaseReply, batches_sent: usize) -> Result<(), String> 
 }
 
 /// Checks the handshake answer: every text in it.
-pub fn check_hello(hello: &HelloReply) -> Result<(), String> {
+pub fn check_hello(hello: &HelloReply) -> Result<(), Excess> {
     let info = &hello.implementation;
     for (field, text_value) in [
         ("implementation.name", &info.name),
@@ -81,9 +98,9 @@ pub fn check_hello(hello: &HelloReply) -> Result<(), String> {
         ("implementation.version", &info.version),
     ] {
         if text_value.len() > 200 {
-            return Err(format!(
-                "{field}: {} bytes, more than 200",
-                text_value.len()
+            return Err(Excess::field(
+                field,
+                format!("{} bytes, more than 200", text_value.len()),
             ));
         }
     }
@@ -93,44 +110,45 @@ pub fn check_hello(hello: &HelloReply) -> Result<(), String> {
         hello.load_error.as_deref().unwrap_or_default(),
     )?;
     if hello.problems.len() > 100 {
-        return Err(format!(
-            "problems: {} entries, more than 100",
-            hello.problems.len()
+        return Err(Excess::field(
+            "problems",
+            format!("{} entries, more than 100", hello.problems.len()),
         ));
     }
     hello.problems.iter().try_for_each(|p| text("problems", p))
 }
 
-fn text(field: &str, text: &str) -> Result<(), String> {
+fn text(field: &str, text: &str) -> Result<(), Excess> {
     if text.len() > MAX_TEXT_BYTES {
-        return Err(format!(
-            "{field}: {} bytes, more than {MAX_TEXT_BYTES}",
-            text.len()
+        return Err(Excess::field(
+            field,
+            format!("{} bytes, more than {MAX_TEXT_BYTES}", text.len()),
         ));
     }
     Ok(())
 }
 
-fn value(field: &str, root: &Value) -> Result<(), String> {
+fn value(field: &str, root: &Value) -> Result<(), Excess> {
     let mut budget = MAX_VALUES;
     walk(field, root, 0, &mut budget)
 }
 
 /// Walks a value, spending one unit of `budget` per value.
-fn walk(field: &str, value: &Value, depth: usize, budget: &mut usize) -> Result<(), String> {
+fn walk(field: &str, value: &Value, depth: usize, budget: &mut usize) -> Result<(), Excess> {
     if *budget == 0 {
-        return Err(format!("{field}: more than {MAX_VALUES} values"));
+        return Err(Excess::field(field, format!("more than {MAX_VALUES} values")));
     }
     *budget -= 1;
     if depth > MAX_DEPTH {
-        return Err(format!("{field}: nested deeper than {MAX_DEPTH}"));
+        return Err(Excess::field(field, format!("nested deeper than {MAX_DEPTH}")));
     }
     match value {
         Value::Int(int) => {
             let digits = int.as_str().trim_start_matches('-').len();
             if digits > MAX_INTEGER_DIGITS {
-                return Err(format!(
-                    "{field}: an integer of {digits} digits, more than {MAX_INTEGER_DIGITS}"
+                return Err(Excess::field(
+                    field,
+                    format!("an integer of {digits} digits, more than {MAX_INTEGER_DIGITS}"),
                 ));
             }
         }
@@ -196,7 +214,7 @@ mod tests {
             Value::List(vec![Value::Int(Int::from_literal(&digits).unwrap())]),
             vec![],
         );
-        let error = check_case(&reply, 1).unwrap_err();
+        let error = check_case(&reply, 1).unwrap_err().to_string();
         assert!(
             error.starts_with("batches[0].output: an integer of 4301 digits"),
             "{error}"
@@ -219,14 +237,17 @@ mod tests {
         };
         assert!(check_case(&raised, 1)
             .unwrap_err()
+            .to_string()
             .starts_with("batches[0].message"));
         let many = returned(Value::Null, vec![Value::Null; MAX_INVOCATIONS + 1]);
         assert!(check_case(&many, 1)
             .unwrap_err()
+            .to_string()
             .contains("10001 invocations"));
-        assert!(check_case(&returned(Value::Null, vec![]), 0)
-            .unwrap_err()
-            .contains("1 batch results for a case of 0 batches"));
+        assert_eq!(
+            check_case(&returned(Value::Null, vec![]), 0),
+            Err(Excess::Batches { found: 1, sent: 0 })
+        );
     }
 
     #[test]
@@ -247,6 +268,7 @@ mod tests {
         }
         assert!(check_case(&returned(value, vec![]), 1)
             .unwrap_err()
+            .to_string()
             .contains("nested deeper"));
     }
 }

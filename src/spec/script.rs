@@ -3,7 +3,7 @@
 
 use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, Response, ToolScript};
 use crate::json::{NumberModel, Object, Value};
-use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Execution, Sandbox, Tools};
+use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Execution, Raised, Sandbox, Tools};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -177,9 +177,9 @@ impl Tools for CaseTools<'_> {
         self.scripts.get(name).is_some()
     }
 
-    fn invoke(&self, name: &str, args: &Object) -> Result<Value, String> {
+    fn invoke(&self, name: &str, args: &Object) -> Result<Value, Raised> {
         let Some(script) = self.scripts.get(name) else {
-            return Err(format!("KeyError: '{name}'"));
+            return Err(Raised(format!("KeyError: '{name}'")));
         };
         let key = canonical_args(args);
         let nth = {
@@ -203,11 +203,13 @@ impl Tools for CaseTools<'_> {
 
 /// What the `nth` (0-based) invocation of a scripted `run_parallel_calls` tool with
 /// canonical args `key` gives: its return value, or the `str()` of what it raises.
-pub fn tool_answer(name: &str, script: Script<'_>, key: &str, nth: usize) -> Result<Value, String> {
+pub fn tool_answer(name: &str, script: Script<'_>, key: &str, nth: usize) -> Result<Value, Raised> {
     match script.answer(key, nth) {
         Some(Answer::Return { value }) => Ok(value.clone()),
-        Some(Answer::Raise { message, .. }) => Err(message.clone()),
-        None => Err(format!("parcall: no scripted answer for {name}({key})")),
+        Some(Answer::Raise { message, .. }) => Err(Raised(message.clone())),
+        None => Err(Raised(format!(
+            "parcall: no scripted answer for {name}({key})"
+        ))),
     }
 }
 

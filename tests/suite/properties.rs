@@ -192,14 +192,14 @@ impl Tools for Probe {
         name.starts_with('t') || name.starts_with("boom")
     }
 
-    fn invoke(&self, name: &str, args: &Object) -> Result<Value, String> {
+    fn invoke(&self, name: &str, args: &Object) -> Result<Value, parcall::reference::Raised> {
         self.log
             .lock()
             .unwrap()
             .push(canonical_key(name, Some(args)));
         std::thread::sleep(self.latency);
         if name.starts_with("boom") {
-            return Err(format!("{name} failed"));
+            return Err(parcall::reference::Raised(format!("{name} failed")));
         }
         Ok(Value::List(vec![name.into(), Value::from(args.clone())]))
     }

@@ -134,7 +134,7 @@ pub fn memoriser() -> impl FnMut(&Case) -> CaseRun {
 /// The classic stateful bug: `run_parallel_calls` with a cache that outlives the call, so
 /// a key seen in an earlier batch or case is answered from it without running the tool.
 pub fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
-    let memory: Mutex<HashMap<String, Result<Value, String>>> = Mutex::default();
+    let memory: Mutex<HashMap<String, Result<Value, parcall::reference::Raised>>> = Mutex::default();
     move |case: &Case| {
         let Case::Dedup(dedup) = case else {
             panic!("asked for a function it does not define")
@@ -171,7 +171,7 @@ pub fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
 
 struct Remembering<'a> {
     tools: &'a CaseTools<'a>,
-    memory: &'a Mutex<HashMap<String, Result<Value, String>>>,
+    memory: &'a Mutex<HashMap<String, Result<Value, parcall::reference::Raised>>>,
 }
 
 impl Tools for Remembering<'_> {
@@ -179,7 +179,11 @@ impl Tools for Remembering<'_> {
         self.tools.has_tool(name)
     }
 
-    fn invoke(&self, name: &str, args: &parcall::json::Object) -> Result<Value, String> {
+    fn invoke(
+        &self,
+        name: &str,
+        args: &parcall::json::Object,
+    ) -> Result<Value, parcall::reference::Raised> {
         let key = canonical_key(name, Some(args));
         if let Some(answer) = self.memory.lock().unwrap().get(&key) {
             return answer.clone();

@@ -1,7 +1,7 @@
 //! Replays what each invocation the implementation made was given.
 
 use crate::json::{NumberModel, Object, Value};
-use crate::reference::{canonical_args, canonical_key_in, key_of};
+use crate::reference::{canonical_args, canonical_key_in, key_of, Raised};
 use crate::spec::{tool_answer, Scripts};
 use std::collections::HashMap;
 
@@ -12,11 +12,11 @@ pub(super) enum Answer {
     Raised(String),
 }
 
-impl From<Result<Value, String>> for Answer {
-    fn from(result: Result<Value, String>) -> Self {
+impl From<Result<Value, Raised>> for Answer {
+    fn from(result: Result<Value, Raised>) -> Self {
         match result {
             Ok(value) => Answer::Returned(value),
-            Err(message) => Answer::Raised(message),
+            Err(Raised(message)) => Answer::Raised(message),
         }
     }
 }
