@@ -13,7 +13,7 @@ fn main() {
     files.sort();
     let mut code =
         String::from("/// Every file of `spec/`, by path relative to it, with `/` separators.\n");
-    code.push_str("pub static FILES: &[(&str, &str)] = &[\n");
+    code.push_str("pub(crate) static FILES: &[(&str, &str)] = &[\n");
     for (relative, path) in &files {
         writeln!(
             code,

@@ -62,10 +62,14 @@ fn measure(solution: &std::path::Path, count: usize) -> (f64, u64, u64) {
     loop {
         // Not reaped yet: a zombie has no memory left to report, so the last reading of
         // the live process is the peak.
+        // SAFETY: siginfo_t is plain C data, valid all zero.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        let exited = unsafe { libc::waitid(libc::P_PID, pid as _, &mut info, flags) } == 0
-            && unsafe { info.si_pid() } == pid;
+        // SAFETY: waitid writes only into `info`, which lives across the call; the pid is
+        // this bench's own child, not yet reaped (WNOWAIT).
+        let waited = unsafe { libc::waitid(libc::P_PID, pid as _, &mut info, flags) } == 0;
+        // SAFETY: after a successful waitid, si_pid is the field the kernel filled in.
+        let exited = waited && unsafe { info.si_pid() } == pid;
         if let Some(hwm) = high_water_mark(pid) {
             own = own.max(hwm);
         }
@@ -75,7 +79,10 @@ fn measure(solution: &std::path::Path, count: usize) -> (f64, u64, u64) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut status = 0;
+    // SAFETY: rusage is plain C data, valid all zero.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 writes only into `status` and `usage`, both live across the call; it
+    // reaps this bench's own child.
     unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,

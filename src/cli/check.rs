@@ -48,9 +48,9 @@ enum CheckError {
 }
 
 /// Generated cases per function unless told otherwise.
-pub const DEFAULT_FUZZ: usize = 500;
+pub(super) const DEFAULT_FUZZ: usize = 500;
 
-pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
+pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
     let plan = match Plan::new(&args) {
         Ok(plan) => plan,
         Err(message) => {
@@ -163,7 +163,11 @@ fn set_blocking(file: &std::fs::File) -> std::io::Result<()> {
     let fd = file.as_raw_fd();
     // SAFETY: fcntl on a descriptor this function borrows for the call.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+    if flags < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the same open descriptor, still borrowed; F_SETFL changes only its flags.
+    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
@@ -290,7 +294,7 @@ fn implementation_key(args: &CheckArgs) -> String {
 }
 
 /// A seed nobody chose: the clock and the process id.
-pub fn fresh_seed() -> u64 {
+pub(super) fn fresh_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);

@@ -55,7 +55,7 @@ fn limits(args: &GradeArgs) -> Limits {
     }
 }
 
-pub fn run(args: GradeArgs) -> anyhow::Result<i32> {
+pub(super) fn run(args: GradeArgs) -> anyhow::Result<i32> {
     match prepare_and_grade(&args) {
         Ok(code) => Ok(code),
         Err(message) => {
@@ -315,7 +315,7 @@ fn pretty(value: &serde_json::Value) -> Vec<u8> {
 }
 
 /// `parcall doctor`.
-pub fn doctor() -> anyhow::Result<i32> {
+pub(super) fn doctor() -> anyhow::Result<i32> {
     let capabilities = Capabilities::detect();
     let defaults = Limits {
         memory_bytes: Some(1024 << 20),

@@ -45,7 +45,7 @@ pub(crate) enum SetupError {
     NoMutant { path: PathBuf },
 }
 
-pub fn run(args: MutateArgs) -> anyhow::Result<i32> {
+pub(super) fn run(args: MutateArgs) -> anyhow::Result<i32> {
     let setup = match Setup::new(&args) {
         Ok(setup) => setup,
         Err(error) => {

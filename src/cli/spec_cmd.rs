@@ -5,7 +5,7 @@ use crate::json::{self, Style, Value};
 use crate::spec::{self, Spec};
 use std::io::Write;
 
-pub fn run(command: SpecCommand) -> anyhow::Result<i32> {
+pub(super) fn run(command: SpecCommand) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     match command {
         SpecCommand::Schema { which } => {
@@ -89,7 +89,7 @@ fn find(spec: &Spec, id: &str) -> Option<Value> {
 
 /// `parcall spec export`: the built-in spec's files byte for byte (or, for `--spec DIR`,
 /// its cases as loaded), then any generated cases as `cases/<function>/generated.json`.
-pub fn export(
+pub(super) fn export(
     dir: &std::path::Path,
     spec: &Spec,
     source: &spec::Source,

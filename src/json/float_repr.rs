@@ -10,7 +10,7 @@ pub fn python_repr(value: f64) -> String {
 
 /// [`python_repr`] appended to `out`, without allocating: this is on the hot path of every
 /// canonical key.
-pub fn write_python_repr(out: &mut String, value: f64) {
+pub(super) fn write_python_repr(out: &mut String, value: f64) {
     if value.is_nan() {
         out.push_str("nan");
         return;

@@ -40,7 +40,7 @@ struct Cached {
 
 impl KeyOrder {
     /// Pushes the member indices of `object` in Python's key order; returns where they start.
-    pub fn push(&mut self, object: &Object) -> usize {
+    pub(super) fn push(&mut self, object: &Object) -> usize {
         let start = self.stack.len();
         // A loop rather than `extend` of an iterator whose length the standard library
         // cannot trust, which grew the stack one checked element at a time.
@@ -70,18 +70,18 @@ impl KeyOrder {
     }
 
     /// The index of the member at `position` of the stack.
-    pub fn index(&self, position: usize) -> usize {
+    pub(super) fn index(&self, position: usize) -> usize {
         self.stack[position].1
     }
 
     /// Pops the object pushed at `start`.
-    pub fn pop(&mut self, start: usize) {
+    pub(super) fn pop(&mut self, start: usize) {
         self.stack.truncate(start);
     }
 
     /// Frees the stack if an object with a very large number of members grew it, rather
     /// than keep it for the next call.
-    pub fn trim(&mut self) {
+    pub(super) fn trim(&mut self) {
         if self.stack.capacity() > STACK_KEPT {
             self.stack = Vec::new();
         }

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 /// expected order, where they are a permutation of the expected contents; everything else
 /// (ids, other calls, shapes) is left as it is for the judge to compare. Returns `None` when
 /// nothing needs moving. Requests are identical as number model `model` sees them.
-pub fn align(
+pub(super) fn align(
     model: NumberModel,
     calls: &Value,
     max_parallel: Option<u64>,

@@ -8,7 +8,7 @@ use std::fs;
 pub const MARKER_VARIABLE: &str = "PARCALL_RUN_MARKER";
 
 /// SIGKILLs the process group `pgid` (a no-op when it is already gone).
-pub fn kill_group(pgid: i32) {
+pub(super) fn kill_group(pgid: i32) {
     // SAFETY: kill(2) takes integers only and touches no memory of this process; a negative
     // pid signals the implementation's process group, which this process is not in.
     unsafe {

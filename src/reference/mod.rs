@@ -12,8 +12,7 @@ mod sandbox;
 
 pub use canonical::{canonical_args, canonical_args_in, canonical_key, canonical_key_in, key_of};
 pub use dedup::{
-    Raised,
-    distinct_calls, run_parallel_calls, run_parallel_calls_in, DistinctCall, Results, Tools,
+    distinct_calls, run_parallel_calls, run_parallel_calls_in, DistinctCall, Raised, Results, Tools,
 };
 pub use execute::{
     dispatched, execute_tool_calls, plan, resolve_id, Decision, DispatchRequest, Dispatcher,

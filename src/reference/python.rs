@@ -32,12 +32,12 @@ pub fn is_space(c: char) -> bool {
 }
 
 /// `s.strip()`.
-pub fn strip(s: &str) -> &str {
+pub(crate) fn strip(s: &str) -> &str {
     s.trim_matches(is_space)
 }
 
 /// `s.lower()`: full Unicode lowercase mapping, final sigma included, as `str::to_lowercase`.
-pub fn lower(s: &str) -> String {
+pub(crate) fn lower(s: &str) -> String {
     s.to_lowercase()
 }
 
@@ -80,7 +80,7 @@ pub fn repr_str(s: &str) -> String {
 
 /// `repr(v)` of a value as `json.loads` makes it: `None`, `True`, ints in decimal, floats as
 /// `repr(float)` (`inf`, `nan`), strings as [`repr_str`], lists and dicts with `, ` and `: `.
-pub fn repr_value(value: &Value) -> String {
+pub(crate) fn repr_value(value: &Value) -> String {
     match value {
         Value::Null => "None".to_owned(),
         Value::Bool(true) => "True".to_owned(),
@@ -103,7 +103,7 @@ pub fn repr_value(value: &Value) -> String {
 }
 
 /// `str(v)`: a string unchanged, anything else as [`repr_value`].
-pub fn str_value(value: &Value) -> String {
+pub(crate) fn str_value(value: &Value) -> String {
     match value {
         Value::Str(text) => text.to_string(),
         other => repr_value(other),

@@ -21,7 +21,7 @@ fn escape_property(text: &str) -> String {
 }
 
 /// `--format github`.
-pub fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn github(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     if let Some(error) = &report.error {
         writeln!(
             out,
@@ -68,7 +68,7 @@ fn cell(text: &str) -> String {
 }
 
 /// `--format markdown`.
-pub fn markdown(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn markdown(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let verdict = match report.verdict {
         super::Verdict::Conforms => "✅ conforms",
         super::Verdict::DoesNotConform => "❌ does not conform",

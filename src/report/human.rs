@@ -18,7 +18,7 @@ const COMPACT: Style = Style {
     ..Style::PYTHON
 };
 
-pub fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn render(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
     header(report, palette, out)?;
     if let Some(error) = &report.error {
         writeln!(

@@ -5,7 +5,7 @@ use crate::json::{dumps, Style};
 use std::io::{self, Write};
 
 /// `--format json`: the report as one JSON document.
-pub fn json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn json(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
     writeln!(out)
 }
@@ -88,7 +88,7 @@ fn expected_failure_text(case: &CaseReport) -> String {
 }
 
 /// `--format junit`: one test suite per function, one test case per case.
-pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     use quick_junit::{NonSuccessKind, Report as JUnit, TestCase, TestCaseStatus, TestSuite};
     let mut junit = JUnit::new("parcall");
     for function in crate::spec::Function::ALL {
@@ -159,7 +159,7 @@ pub fn junit(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// `--format tap`: TAP version 14, failure details as YAML diagnostics.
-pub fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "TAP version 14")?;
     if let Some(error) = report.error_headline.as_ref().or(report.error.as_ref()) {
         // TAP is read on terminals too: text from the implementation is escaped.

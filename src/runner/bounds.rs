@@ -73,7 +73,10 @@ pub fn check_case(reply: &CaseReply, batches_sent: usize) -> Result<(), Excess> 
         if invocations.len() > MAX_INVOCATIONS {
             return Err(Excess::field(
                 &at("invocations"),
-                format!("{} invocations, more than {MAX_INVOCATIONS}", invocations.len()),
+                format!(
+                    "{} invocations, more than {MAX_INVOCATIONS}",
+                    invocations.len()
+                ),
             ));
         }
         let mut budget = MAX_VALUES;
@@ -136,11 +139,17 @@ fn value(field: &str, root: &Value) -> Result<(), Excess> {
 /// Walks a value, spending one unit of `budget` per value.
 fn walk(field: &str, value: &Value, depth: usize, budget: &mut usize) -> Result<(), Excess> {
     if *budget == 0 {
-        return Err(Excess::field(field, format!("more than {MAX_VALUES} values")));
+        return Err(Excess::field(
+            field,
+            format!("more than {MAX_VALUES} values"),
+        ));
     }
     *budget -= 1;
     if depth > MAX_DEPTH {
-        return Err(Excess::field(field, format!("nested deeper than {MAX_DEPTH}")));
+        return Err(Excess::field(
+            field,
+            format!("nested deeper than {MAX_DEPTH}"),
+        ));
     }
     match value {
         Value::Int(int) => {

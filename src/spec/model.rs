@@ -342,7 +342,7 @@ mod tagged {
 mod schemas {
     use schemars::{json_schema, Schema, SchemaGenerator};
 
-    pub fn exec_calls(_: &mut SchemaGenerator) -> Schema {
+    pub(super) fn exec_calls(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "array",
             "items": {
@@ -358,7 +358,7 @@ mod schemas {
         })
     }
 
-    pub fn exec_messages(_: &mut SchemaGenerator) -> Schema {
+    pub(super) fn exec_messages(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "array",
             "items": {
@@ -374,7 +374,7 @@ mod schemas {
         })
     }
 
-    pub fn dedup_calls(_: &mut SchemaGenerator) -> Schema {
+    pub(super) fn dedup_calls(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "array",
             "items": {

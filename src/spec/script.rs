@@ -3,7 +3,9 @@
 
 use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, Response, ToolScript};
 use crate::json::{NumberModel, Object, Value};
-use crate::reference::{canonical_args, DispatchRequest, Dispatcher, Execution, Raised, Sandbox, Tools};
+use crate::reference::{
+    canonical_args, DispatchRequest, Dispatcher, Execution, Raised, Sandbox, Tools,
+};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -16,7 +16,7 @@ mod exec;
 /// front cloned the whole input once per edit, and a greedy pass accepts an early edit and
 /// starts over: most of those clones were built only to be dropped (three quarters of an
 /// in-process shrink was the allocator).
-pub type Candidate<'a> = Box<dyn Fn() -> GeneratedInput + 'a>;
+pub(super) type Candidate<'a> = Box<dyn Fn() -> GeneratedInput + 'a>;
 
 /// The scripts of a dedup case, by tool name.
 type Tools = IndexMap<String, ToolScript>;
@@ -26,7 +26,7 @@ type Change<'a, T> = Box<dyn Fn(&mut T) + 'a>;
 
 /// Whether some answer of `input` waits: a race probe, whose failure may show on one run of
 /// the same input and not on the next.
-pub fn has_race_probe(input: &GeneratedInput) -> bool {
+pub(super) fn has_race_probe(input: &GeneratedInput) -> bool {
     match input {
         GeneratedInput::Exec {
             dispatch: Dispatch::Scripted { tools },
@@ -38,7 +38,7 @@ pub fn has_race_probe(input: &GeneratedInput) -> bool {
 }
 
 /// Every input one simple edit away from `input`, roughly biggest edits first.
-pub fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
+pub(super) fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
     match input {
         GeneratedInput::Exec { dispatch, batches } => exec::candidates(dispatch, batches),
         GeneratedInput::Dedup { tools, batches } => dedup::candidates(tools, batches),

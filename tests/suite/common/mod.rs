@@ -1,18 +1,18 @@
 //! Helpers shared by the end-to-end tests: running the real binary, reading its JSON report.
-pub mod subjects;
+pub(crate) mod subjects;
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A regressions file of its own for every run, so runs neither replay each other's
 /// counterexamples nor write into the repository. Its folder goes when the value is dropped.
-pub fn fresh_regressions() -> TempPath {
+pub(crate) fn fresh_regressions() -> TempPath {
     let dir = tempfile::Builder::new()
         .prefix("parcall-test-regressions-")
         .tempdir()
@@ -62,7 +62,7 @@ impl std::ops::Deref for TempPath {
     }
 }
 
-pub fn parcall(args: &[&str]) -> Output {
+pub(crate) fn parcall(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args(args)
         .current_dir(root())
@@ -72,11 +72,11 @@ pub fn parcall(args: &[&str]) -> Output {
         .expect("the parcall binary runs")
 }
 
-pub fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-pub fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
+pub(crate) fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     let output = parcall(&all);
@@ -96,7 +96,7 @@ pub fn json_report(args: &[&str]) -> (i32, serde_json::Value) {
 /// Every check report this suite reads: no requirement is charged, or shown kept, in more
 /// cases than exercise it, fixed or generated (a student once read "244 of 230 cases break
 /// this rule").
-pub fn assert_tallies_add_up(report: &serde_json::Value) {
+pub(crate) fn assert_tallies_add_up(report: &serde_json::Value) {
     let Some(requirements) = report["requirements"].as_array() else {
         return;
     };
@@ -118,7 +118,7 @@ pub fn assert_tallies_add_up(report: &serde_json::Value) {
 }
 
 /// An empty folder of its own under the system's temporary folder, removed when dropped.
-pub fn temp_dir(name: &str) -> TempPath {
+pub(crate) fn temp_dir(name: &str) -> TempPath {
     let dir = tempfile::Builder::new()
         .prefix(&format!("parcall-test-{name}-"))
         .tempdir()
@@ -131,7 +131,7 @@ pub fn temp_dir(name: &str) -> TempPath {
 /// wrote to stderr when it had to be killed. Both pipes are drained while waiting, since a
 /// report larger than a pipe's buffer would otherwise block the child on its write and look
 /// like a hang.
-pub fn output_within(
+pub(crate) fn output_within(
     command: &mut std::process::Command,
     deadline: std::time::Duration,
 ) -> Result<std::process::Output, String> {
@@ -174,7 +174,7 @@ pub fn output_within(
 /// `run` on every item, `lanes` items at a time, results in the items' order. For
 /// end-to-end checks that spend much of their time waiting on an interpreter or on latency
 /// probes, so running a few at once keeps the machine's cores busy.
-pub fn in_lanes<T: Sync, R: Send>(
+pub(crate) fn in_lanes<T: Sync, R: Send>(
     items: &[T],
     lanes: usize,
     run: impl Fn(&T) -> R + Sync,
@@ -203,13 +203,13 @@ pub fn in_lanes<T: Sync, R: Send>(
 }
 
 /// Copies the repository's file `from` to `to`, creating `to`'s folder.
-pub fn copy_from_repo(from: &str, to: &Path) {
+pub(crate) fn copy_from_repo(from: &str, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::copy(root().join(from), to).unwrap();
 }
 
 /// Copies the folder `from` into `to`, recursively.
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -223,7 +223,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// The pids of the processes whose command line holds `token` as one argument.
-pub fn processes_holding(token: &str) -> Vec<String> {
+pub(crate) fn processes_holding(token: &str) -> Vec<String> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -241,7 +241,7 @@ pub fn processes_holding(token: &str) -> Vec<String> {
 }
 
 /// The outcome of every case of a JSON report, in order.
-pub fn outcomes(report: &serde_json::Value) -> Vec<String> {
+pub(crate) fn outcomes(report: &serde_json::Value) -> Vec<String> {
     report["cases"]
         .as_array()
         .unwrap()
@@ -251,12 +251,12 @@ pub fn outcomes(report: &serde_json::Value) -> Vec<String> {
 }
 
 /// A grading run's `gradebook.json`, as written so far.
-pub fn read_gradebook(out: &Path) -> serde_json::Value {
+pub(crate) fn read_gradebook(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap()).unwrap()
 }
 
 /// Makes a FIFO at `path`.
-pub fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
         .arg(path)
         .status()
@@ -265,7 +265,7 @@ pub fn mkfifo(path: &Path) {
 }
 
 /// One submission's entry in a grading run's `gradebook.json`, by name.
-pub fn gradebook_entry(out: &Path, name: &str) -> serde_json::Value {
+pub(crate) fn gradebook_entry(out: &Path, name: &str) -> serde_json::Value {
     let book = read_gradebook(out);
     book["submissions"]
         .as_array()
@@ -277,7 +277,7 @@ pub fn gradebook_entry(out: &Path, name: &str) -> serde_json::Value {
 }
 
 /// Each submission's score and maximum score, from a grading run's `gradebook.json`.
-pub fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
+pub(crate) fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
     let book = read_gradebook(out);
     book["submissions"]
         .as_array()
@@ -292,7 +292,7 @@ pub fn gradebook(out: &Path) -> BTreeMap<String, (f64, f64)> {
 }
 
 /// Each submission's score, from a grading run's `gradebook.json`.
-pub fn scores(out: &Path) -> BTreeMap<String, f64> {
+pub(crate) fn scores(out: &Path) -> BTreeMap<String, f64> {
     gradebook(out)
         .into_iter()
         .map(|(name, (score, _))| (name, score))
@@ -302,12 +302,12 @@ pub fn scores(out: &Path) -> BTreeMap<String, f64> {
 /// Where a grading run's submissions ran, from its `gradebook.json` (`"site"`): the run's
 /// workspace and, when submissions get uids of their own, its block of uids. Checks of what
 /// a run leaves on the machine look at these alone, so other tests may grade meanwhile.
-pub struct Site {
+pub(crate) struct Site {
     pub workspace: PathBuf,
     pub uids: Option<RangeInclusive<u32>>,
 }
 
-pub fn site(out: &Path) -> Site {
+pub(crate) fn site(out: &Path) -> Site {
     let book = read_gradebook(out);
     let site = &book["site"];
     let uid = |end: &str| u32::try_from(site["uids"][end].as_u64().unwrap()).unwrap();
@@ -320,7 +320,7 @@ pub fn site(out: &Path) -> Site {
 /// The pids of the live processes (zombies left out) of the run at `site`: under a uid of
 /// its block, and not in another run's control groups (named after that run's workspace).
 /// A block is free again once its run ends, and another test's run may lease it meanwhile.
-pub fn processes_of(site: &Site) -> Vec<String> {
+pub(crate) fn processes_of(site: &Site) -> Vec<String> {
     let Some(uids) = &site.uids else {
         return Vec::new();
     };

@@ -15,13 +15,13 @@ use std::collections::HashMap;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-pub fn spec() -> &'static Spec {
+pub(crate) fn spec() -> &'static Spec {
     static SPEC: OnceLock<Spec> = OnceLock::new();
     SPEC.get_or_init(|| Spec::embedded().expect("the built-in spec loads"))
 }
 
 /// What `parcall check --seed SEED --fuzz FUZZ` reports on `subject`.
-pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
+pub(crate) fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
     let spec = spec();
     let drawn = drawn(seed, fuzz);
     let plan = Plan {
@@ -45,7 +45,7 @@ pub fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
 
 /// The judge every in-process check shares, as the submissions of a class share theirs: a
 /// case that passes in one loop has its blame worked out once for all.
-pub fn judge() -> &'static Judge {
+pub(crate) fn judge() -> &'static Judge {
     static JUDGE: OnceLock<Judge> = OnceLock::new();
     JUDGE.get_or_init(|| Judge::new(Default::default()))
 }
@@ -100,7 +100,7 @@ fn batch_keys(case: &Case) -> Vec<String> {
 /// has seen in the public spec it replays the spec's invocations and output (the n-th time
 /// it meets those calls, their n-th batch in the spec, round and round); for anything else
 /// it returns `None` and invokes nothing.
-pub fn memoriser() -> impl FnMut(&Case) -> CaseRun {
+pub(crate) fn memoriser() -> impl FnMut(&Case) -> CaseRun {
     let mut memory: HashMap<String, Vec<BatchRun>> = HashMap::new();
     for case in &spec().cases {
         let runs = parcall::judge::expectations(&case.case);
@@ -133,8 +133,9 @@ pub fn memoriser() -> impl FnMut(&Case) -> CaseRun {
 
 /// The classic stateful bug: `run_parallel_calls` with a cache that outlives the call, so
 /// a key seen in an earlier batch or case is answered from it without running the tool.
-pub fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
-    let memory: Mutex<HashMap<String, Result<Value, parcall::reference::Raised>>> = Mutex::default();
+pub(crate) fn shared_cache() -> impl FnMut(&Case) -> CaseRun {
+    let memory: Mutex<HashMap<String, Result<Value, parcall::reference::Raised>>> =
+        Mutex::default();
     move |case: &Case| {
         let Case::Dedup(dedup) = case else {
             panic!("asked for a function it does not define")
