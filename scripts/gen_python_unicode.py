@@ -21,7 +21,7 @@ def ranges(predicate):
 
 
 def table(name, doc, rows):
-    lines = [f"/// {doc}", f"pub const {name}: &[(u32, u32)] = &["]
+    lines = [f"/// {doc}", f"pub(super) const {name}: &[(u32, u32)] = &["]
     lines += [f"    (0x{a:04X}, 0x{b:04X})," for a, b in rows]
     lines.append("];")
     return "\n".join(lines)

@@ -7,11 +7,11 @@ use super::draw::{short, Generator};
 use super::findings::Kept;
 use super::shrink::shrink;
 use super::{CaseRunner, Settings, Summary};
-use crate::judge::{Blame, CaseResult, Outcome};
+use crate::judge::{CaseResult, Judge};
+use crate::protocol::{Answer, CaseAnswer};
 use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, Origin, SpecCase};
 use proptest::test_runner::TestRng;
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 /// Most requirements a grading run shrinks its own counterexample for; the others (and
 /// every one in `check`, which shows the first failure's) get the smallest generated case
@@ -97,7 +97,10 @@ pub fn entry_id(function: Function) -> String {
     format!("generated-{}", short(function))
 }
 
+/// The entry of a function whose generated cases all passed: a case of no batches, which
+/// the judge passes with nothing shown or charged (the tallies carry what the cases showed).
 pub(super) fn passing_entry(
+    judge: &Judge,
     function: Function,
     seed: u64,
     generated: usize,
@@ -121,17 +124,11 @@ pub(super) fn passing_entry(
             batches: Vec::new(),
         }),
     };
-    CaseResult {
-        case: SpecCase {
-            origin: Origin::Generated { function, seed },
-            case: case.into(),
-        },
-        outcome: Outcome::Pass,
-        printed: String::new(),
-        process_output: String::new(),
-        duration: Duration::ZERO,
-        blame: Blame::default(),
-    }
+    let case = SpecCase {
+        origin: Origin::Generated { function, seed },
+        case: case.into(),
+    };
+    judge.judge(case, CaseAnswer::bare(Answer::Batches(Vec::new())))
 }
 
 /// The entry the reports show when no generated case failed but some were not run: the

@@ -188,6 +188,7 @@ fn run_function(
         not_run,
         shrink_runs: 0,
         result: passing_entry(
+            subject.judge(),
             function,
             settings.seed,
             generated,

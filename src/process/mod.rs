@@ -6,6 +6,7 @@
 pub mod contain;
 mod reaper;
 mod tail;
+mod threads;
 
 pub use contain::Containment;
 pub use reaper::{sweep, MARKER_VARIABLE};
@@ -210,6 +211,13 @@ impl Child {
             // A closed channel means the child is gone; the reader will report it.
             let _ = requests.send(line);
         }
+    }
+
+    /// Whether the child could run two things at once: some process of its tree has more than
+    /// one thread. Read from `/proc` by parcall, never asked of the child; where it cannot
+    /// be read, the answer is yes.
+    pub fn runs_threads(&self) -> bool {
+        threads::any_process_threaded(self.child.id())
     }
 
     /// The next reply line, or `Timeout` at the deadline.

@@ -1,13 +1,16 @@
-//! The messages of the parcall protocol, version 1 (conformance/PROTOCOL.md). One JSON object
+//! The messages of the parcall protocol, version 2 (conformance/PROTOCOL.md). One JSON object
 //! per line, in Python's JSON dialect (`NaN` and `Infinity` allowed), tagged by `type`.
+//!
+//! parcall holds the tools: the implementation gets only their names, asks parcall for each
+//! invocation's answer (`invoke` / `answer`), and never reports what it invoked. The record
+//! of invocations is parcall's own.
 
 use crate::json::{NumberModel, Value};
-use crate::spec::{Function, ToolScript};
-use indexmap::IndexMap;
+use crate::spec::{Answer, Function};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version this runner speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Runner to implementation.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -15,26 +18,28 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub enum Request {
     /// First message: who is asking.
     Hello { protocol: u32, suite: String },
-    /// Run one case: call `function` once per batch, in order, with these tools.
+    /// Run one case: call `function` once per batch, in order.
     Case(CaseRequest),
+    /// The answer to invocation `call` of case `id`.
+    Answer(InvocationAnswer),
     /// Finish: reply `bye` and exit.
     Shutdown,
 }
 
-/// One case to run. The implementation answers every tool invocation from `tools`
-/// (a case costs one round trip) and reports each invocation.
+/// One case to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseRequest {
-    /// Correlation id: echoed in the reply.
+    /// Correlation id: echoed in every message about the case.
     pub id: u64,
     /// An opaque label of the request, unique in the run (for messages only). Never the
     /// case's id, name or description: an implementation must not learn which case it runs.
     pub case: String,
     pub function: Function,
-    /// For `execute_tool_calls`: what `dispatch` answers, by tool name. For
-    /// `run_parallel_calls`: the `tools` mapping to build.
-    pub tools: IndexMap<String, ToolScript>,
+    /// For `run_parallel_calls`: the names of the `tools` mapping to build, each a stub
+    /// that asks parcall (`invoke`). Empty for `execute_tool_calls`, whose `dispatch` is
+    /// one such stub.
+    pub tools: Vec<String>,
     pub batches: Vec<BatchRequest>,
 }
 
@@ -48,13 +53,55 @@ pub struct BatchRequest {
     pub max_parallel: Option<u64>,
 }
 
+/// What an invoked tool (or `dispatch`) gives back: it returns `value`, or raises.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InvocationAnswer {
+    /// The case message's id.
+    pub id: u64,
+    /// The invocation's own number, as the implementation sent it.
+    pub call: u64,
+    pub answer: Answer,
+}
+
 /// Implementation to runner.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Reply {
     Hello(HelloReply),
+    /// The implementation invoked a tool (or `dispatch`): parcall records it and answers.
+    Invoke(Invocation),
+    /// A batch returned.
+    Returned {
+        id: u64,
+        output: Value,
+    },
+    /// A batch raised (or returned something that is not JSON); `message` says what,
+    /// `traceback` is trimmed to the implementation's own frames. The case stops there.
+    Raised {
+        id: u64,
+        message: String,
+        #[serde(default)]
+        traceback: String,
+    },
+    /// The case is over.
     Result(CaseReply),
     Bye,
+}
+
+/// One invocation, as the stub saw it, at the moment it was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Invocation {
+    /// The case message's id.
+    pub id: u64,
+    /// A number the implementation picks, unique among the case's invocations still
+    /// waiting for their answer: the answer echoes it.
+    pub call: u64,
+    /// `run_parallel_calls`: the tool's name. `execute_tool_calls`: `request["tool"]`.
+    pub tool: Value,
+    /// `run_parallel_calls`: the args object. `execute_tool_calls`: `request["arguments"]`.
+    pub args: Value,
 }
 
 /// The handshake answer.
@@ -91,40 +138,36 @@ pub struct ImplementationInfo {
     pub version: String,
 }
 
-/// The result of one case.
+/// The end of a case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseReply {
     pub id: u64,
-    /// One per batch, in order; fewer when a batch raised (the case stops there).
-    pub batches: Vec<BatchReply>,
     /// What the implementation printed during the case (capped by the adapter).
     #[serde(default)]
     pub output: String,
 }
 
-/// What one call of the function did.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "status", rename_all = "snake_case", deny_unknown_fields)]
+/// What one call of the function did, with what parcall saw it invoke meanwhile. Made by
+/// parcall from a `returned` or `raised` message and its own record, never read off the wire.
+#[derive(Debug, Clone, PartialEq)]
 pub enum BatchReply {
     /// The function returned a JSON value.
     Returned {
         output: Value,
         invocations: Vec<Value>,
     },
-    /// The function raised (or returned something that is not JSON); `message` says what,
-    /// `traceback` is trimmed to the implementation's own frames.
+    /// The function raised (or returned something that is not JSON).
     Raised {
         message: String,
-        #[serde(default)]
         traceback: String,
         invocations: Vec<Value>,
     },
 }
 
 /// The tagged messages above, read as [`Tagged`]: serde's derive would buffer every reply
-/// (outputs and invocations) before reading it. The mirrors follow each variant's fields;
-/// building a variant names them all, so the two cannot drift apart unnoticed.
+/// (outputs included) before reading it. The mirrors follow each variant's fields; building
+/// a variant names them all, so the two cannot drift apart unnoticed.
 mod tagged {
     use super::*;
     use crate::json::{NoFields, Tagged};
@@ -139,7 +182,7 @@ mod tagged {
 
     impl Tagged for Request {
         const TAG: &'static str = "type";
-        const VARIANTS: &'static [&'static str] = &["hello", "case", "shutdown"];
+        const VARIANTS: &'static [&'static str] = &["hello", "case", "answer", "shutdown"];
         fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
             Ok(match index {
                 0 => {
@@ -150,6 +193,7 @@ mod tagged {
                     }
                 }
                 1 => Request::Case(CaseRequest::deserialize(d)?),
+                2 => Request::Answer(InvocationAnswer::deserialize(d)?),
                 _ => {
                     NoFields::deserialize(d)?;
                     Request::Shutdown
@@ -158,13 +202,46 @@ mod tagged {
         }
     }
 
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ReturnedFields {
+        id: u64,
+        output: Value,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RaisedFields {
+        id: u64,
+        message: String,
+        #[serde(default)]
+        traceback: String,
+    }
+
     impl Tagged for Reply {
         const TAG: &'static str = "type";
-        const VARIANTS: &'static [&'static str] = &["hello", "result", "bye"];
+        const VARIANTS: &'static [&'static str] =
+            &["hello", "invoke", "returned", "raised", "result", "bye"];
         fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
             Ok(match index {
                 0 => Reply::Hello(HelloReply::deserialize(d)?),
-                1 => Reply::Result(CaseReply::deserialize(d)?),
+                1 => Reply::Invoke(Invocation::deserialize(d)?),
+                2 => {
+                    let f = ReturnedFields::deserialize(d)?;
+                    Reply::Returned {
+                        id: f.id,
+                        output: f.output,
+                    }
+                }
+                3 => {
+                    let f = RaisedFields::deserialize(d)?;
+                    Reply::Raised {
+                        id: f.id,
+                        message: f.message,
+                        traceback: f.traceback,
+                    }
+                }
+                4 => Reply::Result(CaseReply::deserialize(d)?),
                 _ => {
                     NoFields::deserialize(d)?;
                     Reply::Bye
@@ -173,42 +250,5 @@ mod tagged {
         }
     }
 
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct ReturnedFields {
-        output: Value,
-        invocations: Vec<Value>,
-    }
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct RaisedFields {
-        message: String,
-        #[serde(default)]
-        traceback: String,
-        invocations: Vec<Value>,
-    }
-
-    impl Tagged for BatchReply {
-        const TAG: &'static str = "status";
-        const VARIANTS: &'static [&'static str] = &["returned", "raised"];
-        fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
-            Ok(if index == 0 {
-                let f = ReturnedFields::deserialize(d)?;
-                BatchReply::Returned {
-                    output: f.output,
-                    invocations: f.invocations,
-                }
-            } else {
-                let f = RaisedFields::deserialize(d)?;
-                BatchReply::Raised {
-                    message: f.message,
-                    traceback: f.traceback,
-                    invocations: f.invocations,
-                }
-            })
-        }
-    }
-
-    crate::json::deserialize_tagged!(Request, Reply, BatchReply);
+    crate::json::deserialize_tagged!(Request, Reply);
 }

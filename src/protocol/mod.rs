@@ -1,5 +1,5 @@
 //! The wire protocol between the runner and an implementation under test: message types,
-//! line encoding, and the tool tables the runner computes so a case costs one round trip.
+//! line encoding, and the tables the runner answers invocations from.
 
 mod answer;
 mod messages;
@@ -8,10 +8,10 @@ mod tables;
 pub use crate::spec::dispatch_table_for;
 pub use answer::{Answer, CaseAnswer};
 pub use messages::{
-    BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply,
-    Request, PROTOCOL_VERSION,
+    BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation,
+    InvocationAnswer, Reply, Request, PROTOCOL_VERSION,
 };
-pub use tables::{case_line, case_request};
+pub use tables::{answer_tables, case_line, case_request};
 
 use crate::json::{self, Style};
 use thiserror::Error;
@@ -65,7 +65,7 @@ pub fn protocol_schema() -> String {
     let reply = generator.subschema_for::<Reply>();
     let mut schema = schemars::json_schema!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "parcall protocol, version 1",
+        "title": "parcall protocol, version 2",
         "description": "One JSON object per line. `request`: runner to implementation; `reply`: implementation to runner.",
         "oneOf": [request, reply],
     });

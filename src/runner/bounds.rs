@@ -6,7 +6,7 @@
 //! past a bound is the case's outcome (a protocol error naming the field), never kept.
 
 use crate::json::Value;
-use crate::protocol::{BatchReply, CaseReply, HelloReply};
+use crate::protocol::{HelloReply, Invocation};
 
 /// The longest text field (a message, a traceback, what was printed), in bytes.
 pub const MAX_TEXT_BYTES: usize = 256 << 10;
@@ -40,56 +40,34 @@ impl Excess {
     }
 }
 
-/// Checks a case reply to a request of `batches_sent` batches; says which field is past
-/// which bound.
-pub fn check_case(reply: &CaseReply, batches_sent: usize) -> Result<(), Excess> {
-    if reply.batches.len() > batches_sent {
-        return Err(Excess::Batches {
-            found: reply.batches.len(),
-            sent: batches_sent,
-        });
+/// Checks what a batch returned.
+pub fn check_output(batch: usize, output: &Value) -> Result<(), Excess> {
+    value(&format!("batches[{batch}].output"), output)
+}
+
+/// Checks what a batch raised.
+pub fn check_raised(batch: usize, message: &str, traceback: &str) -> Result<(), Excess> {
+    text(&format!("batches[{batch}].message"), message)?;
+    text(&format!("batches[{batch}].traceback"), traceback)
+}
+
+/// Checks what the case printed.
+pub fn check_printed(printed: &str) -> Result<(), Excess> {
+    text("output", printed)
+}
+
+/// Checks the `index`-th (0-based) invocation made during batch `batch`: one more than
+/// [`MAX_INVOCATIONS`] is refused, and so is a tool or args past the value bounds.
+pub fn check_invocation(invocation: &Invocation, index: usize, batch: usize) -> Result<(), Excess> {
+    let at = |field: &str| format!("batches[{batch}].invocations[{index}].{field}");
+    if index >= MAX_INVOCATIONS {
+        return Err(Excess::field(
+            &format!("batches[{batch}].invocations"),
+            format!("more than {MAX_INVOCATIONS} invocations"),
+        ));
     }
-    text("output", &reply.output)?;
-    for (index, batch) in reply.batches.iter().enumerate() {
-        let at = |field: &str| format!("batches[{index}].{field}");
-        let invocations = match batch {
-            BatchReply::Returned {
-                output,
-                invocations,
-            } => {
-                value(&at("output"), output)?;
-                invocations
-            }
-            BatchReply::Raised {
-                message,
-                traceback,
-                invocations,
-            } => {
-                text(&at("message"), message)?;
-                text(&at("traceback"), traceback)?;
-                invocations
-            }
-        };
-        if invocations.len() > MAX_INVOCATIONS {
-            return Err(Excess::field(
-                &at("invocations"),
-                format!(
-                    "{} invocations, more than {MAX_INVOCATIONS}",
-                    invocations.len()
-                ),
-            ));
-        }
-        let mut budget = MAX_VALUES;
-        for (n, invocation) in invocations.iter().enumerate() {
-            walk(
-                &at(&format!("invocations[{n}]")),
-                invocation,
-                0,
-                &mut budget,
-            )?;
-        }
-    }
-    Ok(())
+    value(&at("tool"), &invocation.tool)?;
+    value(&at("args"), &invocation.args)
 }
 
 /// Checks the handshake answer: every text in it.
@@ -205,57 +183,53 @@ mod tests {
     use super::*;
     use crate::json::Int;
 
-    fn returned(output: Value, invocations: Vec<Value>) -> CaseReply {
-        CaseReply {
+    fn invocation(args: Value) -> Invocation {
+        Invocation {
             id: 1,
-            batches: vec![BatchReply::Returned {
-                output,
-                invocations,
-            }],
-            output: String::new(),
+            call: 1,
+            tool: Value::Str("t".into()),
+            args,
         }
     }
 
     #[test]
     fn a_huge_integer_is_refused_and_named() {
         let digits = "9".repeat(MAX_INTEGER_DIGITS + 1);
-        let reply = returned(
-            Value::List(vec![Value::Int(Int::from_literal(&digits).unwrap())]),
-            vec![],
-        );
-        let error = check_case(&reply, 1).unwrap_err().to_string();
+        let huge = Value::List(vec![Value::Int(Int::from_literal(&digits).unwrap())]);
+        let error = check_output(0, &huge).unwrap_err().to_string();
         assert!(
             error.starts_with("batches[0].output: an integer of 4301 digits"),
             "{error}"
         );
         let fits = "9".repeat(MAX_INTEGER_DIGITS);
-        let reply = returned(Value::Int(Int::from_literal(&fits).unwrap()), vec![]);
-        assert_eq!(check_case(&reply, 1), Ok(()));
+        let fits = Value::Int(Int::from_literal(&fits).unwrap());
+        assert_eq!(check_output(0, &fits), Ok(()));
+        let error = check_invocation(&invocation(huge), 3, 1).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("batches[1].invocations[3].args"),
+            "{error}"
+        );
     }
 
     #[test]
     fn long_messages_and_many_invocations_are_refused() {
-        let raised = CaseReply {
-            id: 1,
-            batches: vec![BatchReply::Raised {
-                message: "x".repeat(MAX_TEXT_BYTES + 1),
-                traceback: String::new(),
-                invocations: vec![],
-            }],
-            output: String::new(),
-        };
-        assert!(check_case(&raised, 1)
+        let long = "x".repeat(MAX_TEXT_BYTES + 1);
+        assert!(check_raised(0, &long, "")
             .unwrap_err()
             .to_string()
             .starts_with("batches[0].message"));
-        let many = returned(Value::Null, vec![Value::Null; MAX_INVOCATIONS + 1]);
-        assert!(check_case(&many, 1)
-            .unwrap_err()
-            .to_string()
-            .contains("10001 invocations"));
+        assert!(check_printed(&long).is_err());
         assert_eq!(
-            check_case(&returned(Value::Null, vec![]), 0),
-            Err(Excess::Batches { found: 1, sent: 0 })
+            check_invocation(&invocation(Value::Null), MAX_INVOCATIONS - 1, 0),
+            Ok(())
+        );
+        assert!(
+            check_invocation(&invocation(Value::Null), MAX_INVOCATIONS, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("more than 10000 invocations")
         );
     }
 
@@ -275,7 +249,7 @@ mod tests {
         for _ in 0..=MAX_DEPTH + 1 {
             value = Value::List(vec![value]);
         }
-        assert!(check_case(&returned(value, vec![]), 1)
+        assert!(check_output(0, &value)
             .unwrap_err()
             .to_string()
             .contains("nested deeper"));

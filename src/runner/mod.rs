@@ -4,15 +4,17 @@
 //! only: what comes back is an answer per case, which the judge (not the runner) reads.
 
 pub mod bounds;
+mod conversation;
 mod session;
+mod tools;
 
 pub use session::{clip, Session, StartError};
 
+use conversation::{Awaited, Conversation, Timeout};
+
 use crate::json::NumberModel;
-use crate::process::{Event, Launch, Received};
-use crate::protocol::{
-    self, Answer, BatchReply, CaseAnswer, CaseReply, ImplementationInfo, Reply, Request,
-};
+use crate::process::Launch;
+use crate::protocol::{self, Answer, CaseAnswer, ImplementationInfo, Request};
 use crate::spec::{Function, SpecCase};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -140,13 +142,6 @@ struct InFlight {
     case: SpecCase,
 }
 
-/// What ended the wait for the oldest case in flight.
-enum Awaited {
-    Reply(Box<CaseReply>),
-    /// A timeout, a crash or a protocol error: the process is stopped and restarted.
-    Failed(Answer),
-}
-
 /// The cases of a function still to send: the ones a restart sent back first, then the
 /// ones the source has not yielded yet.
 struct Pending<'s> {
@@ -236,14 +231,11 @@ impl Runner<'_> {
             let elapsed = turn_started.elapsed();
             turn_started = Instant::now();
             match answer {
-                Awaited::Reply(reply) => {
+                Awaited::Reply { batches, printed } => {
                     consecutive_failures = 0;
-                    let CaseReply {
-                        batches, output, ..
-                    } = *reply;
                     let answer = CaseAnswer {
                         answer: Answer::Batches(batches),
-                        printed: bounds::kept_printed(output),
+                        printed: bounds::kept_printed(printed),
                         process_output: String::new(),
                         duration: elapsed,
                     };
@@ -286,7 +278,7 @@ impl Runner<'_> {
             // The implementation never learns which case it runs: the label it gets is the
             // correlation id, which starts at a random number every run.
             let label = format!("c{:x}", self.next_id);
-            let line = protocol::case_line(self.next_id, &label, &case.case, self.number_model);
+            let line = protocol::case_line(self.next_id, &label, &case.case);
             session.child.send(line);
             in_flight.push_back(InFlight {
                 id: self.next_id,
@@ -296,47 +288,16 @@ impl Runner<'_> {
     }
 
     fn await_answer(&mut self, sent: &InFlight, deadline: Instant) -> Awaited {
-        let id = sent.id;
         let session = self
             .session
             .as_mut()
             .expect("a session runs while cases are in flight");
-        match session.child.receive(deadline) {
-            Received::Timeout => Awaited::Failed(Answer::Timeout {
+        let mut conversation = Conversation::new(sent.id, &sent.case.case, self.number_model);
+        match conversation.run(&mut session.child, deadline) {
+            Ok(ended) => ended,
+            Err(Timeout) => Awaited::Failed(Answer::Timeout {
                 seconds: self.settings.timeout.as_secs_f64(),
             }),
-            Received::Event(Event::Closed) => {
-                let status = session
-                    .child
-                    .finish(Instant::now() + Duration::from_millis(200));
-                let how = status.map_or_else(
-                    || "it closed the protocol channel".to_owned(),
-                    describe_exit,
-                );
-                Awaited::Failed(Answer::Crash {
-                    message: format!("the implementation died during the case: {how}"),
-                })
-            }
-            Received::Event(Event::LineTooLong) => Awaited::Failed(Answer::Protocol {
-                message: "a reply line longer than the limit".into(),
-            }),
-            Received::Event(Event::Line(line)) => match protocol::decode(&line) {
-                Ok(Reply::Result(reply)) if reply.id == id => {
-                    checked_answer(reply, batch_count(&sent.case))
-                }
-                Ok(Reply::Result(reply)) => Awaited::Failed(Answer::Protocol {
-                    message: format!(
-                        "a result for case message {} while {id} was expected",
-                        reply.id
-                    ),
-                }),
-                Ok(other) => Awaited::Failed(Answer::Protocol {
-                    message: format!("expected a result, got {}", clip(&format!("{other:?}"))),
-                }),
-                Err(error) => Awaited::Failed(Answer::Protocol {
-                    message: format!("{error}: {}", clip(&line)),
-                }),
-            },
         }
     }
 
@@ -428,44 +389,6 @@ impl Runner<'_> {
             sink(case, CaseAnswer::not_run(reason));
         }
     }
-}
-
-/// A reply with the right id: past a bound it is a protocol error, a batch that ran out of
-/// memory is a crash (the process is restarted and it counts toward giving up); anything
-/// else is judged.
-fn checked_answer(reply: CaseReply, batches_sent: usize) -> Awaited {
-    if let Err(excess) = bounds::check_case(&reply, batches_sent) {
-        return Awaited::Failed(Answer::Protocol {
-            message: format!("the reply is past a bound, so it was not kept: {excess}"),
-        });
-    }
-    if let Some(message) = out_of_memory(&reply) {
-        return Awaited::Failed(Answer::Crash {
-            message: format!(
-                "the implementation reached the memory limit ({})",
-                clip(message)
-            ),
-        });
-    }
-    Awaited::Reply(Box::new(reply))
-}
-
-fn batch_count(case: &SpecCase) -> usize {
-    match &*case.case {
-        crate::spec::Case::Exec(c) => c.batches.len(),
-        crate::spec::Case::Dedup(c) => c.batches.len(),
-    }
-}
-
-/// The message of a batch that raised because memory ran out (Python's `MemoryError`,
-/// raised when an allocation fails under the address-space limit).
-fn out_of_memory(reply: &CaseReply) -> Option<&str> {
-    reply.batches.iter().find_map(|batch| match batch {
-        BatchReply::Raised { message, .. } if message.starts_with("MemoryError") => {
-            Some(message.as_str())
-        }
-        _ => None,
-    })
 }
 
 /// How a process ended, in words, with what a signal often means here.

@@ -4,9 +4,11 @@
 use super::model::{Answer, DedupInvocation, Dispatch, ExecInvocation, Response, ToolScript};
 use crate::json::{NumberModel, Object, Value};
 use crate::reference::{
-    canonical_args, DispatchRequest, Dispatcher, Execution, Raised, Sandbox, Tools,
+    canonical_args, canonical_args_in, DispatchRequest, Dispatcher, Execution, Raised, Sandbox,
+    Tools,
 };
 use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -66,7 +68,7 @@ impl Probes {
 /// matched made a batch of hundreds of calls, with a response each, quadratic.
 #[derive(Debug)]
 pub struct Scripts<'s> {
-    tools: &'s IndexMap<String, ToolScript>,
+    tools: Cow<'s, IndexMap<String, ToolScript>>,
     /// Per tool, in `tools`' order: the first response with each canonical args, and the
     /// first response without args.
     first: Vec<(HashMap<String, usize>, Option<usize>)>,
@@ -81,6 +83,17 @@ pub struct Script<'s> {
 
 impl<'s> Scripts<'s> {
     pub fn new(tools: &'s IndexMap<String, ToolScript>) -> Scripts<'s> {
+        Scripts::indexing(NumberModel::Python, Cow::Borrowed(tools))
+    }
+
+    /// Scripts that own their tools (the runner's, built for each case it answers), looked
+    /// up by args as number model `model` writes them: under `float64`, `{"a": 1}` finds the
+    /// response for `{"a": 1.0}`, and `-0.0` the one for `0`.
+    pub fn owning(model: NumberModel, tools: IndexMap<String, ToolScript>) -> Scripts<'static> {
+        Scripts::indexing(model, Cow::Owned(tools))
+    }
+
+    fn indexing(model: NumberModel, tools: Cow<'s, IndexMap<String, ToolScript>>) -> Scripts<'s> {
         let first = tools
             .values()
             .map(|script| {
@@ -89,7 +102,9 @@ impl<'s> Scripts<'s> {
                 for (index, response) in script.responses.iter().enumerate() {
                     match &response.args {
                         Some(args) => {
-                            by_args.entry(canonical_args(args)).or_insert(index);
+                            by_args
+                                .entry(canonical_args_in(model, args))
+                                .or_insert(index);
                         }
                         None => {
                             any_args.get_or_insert(index);
@@ -100,6 +115,11 @@ impl<'s> Scripts<'s> {
             })
             .collect();
         Scripts { tools, first }
+    }
+
+    /// The names of the tools, in the case's order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
     }
 
     /// The script of tool `name`, if the case has one.
@@ -123,6 +143,13 @@ impl<'s> Script<'s> {
             (None, None) => return None,
         };
         Some(&self.script.responses[index])
+    }
+
+    /// How long the first invocation with canonical args `key` is held in flight (the race
+    /// probe, [`ToolScript::latency_of`]); 0 when nothing answers it.
+    pub fn probe_ms(self, key: &str) -> u64 {
+        self.response(key)
+            .map_or(0, |response| self.script.latency_of(response))
     }
 
     /// The answer to the `nth` (0-based) invocation with canonical args `key`: from the

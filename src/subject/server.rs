@@ -1,19 +1,26 @@
 //! `parcall reference`: the Rust reference served over the protocol, as any implementation
 //! would serve itself. The runner's own end-to-end test checks it, and it is a worked
-//! example of the implementation side of the protocol.
+//! example of the implementation side of protocol version 2: every tool (and `dispatch`) is
+//! a stub that asks parcall for its answer, from whichever thread calls it, while one
+//! reader thread routes the answers back.
 
-use crate::json::NumberModel;
-use crate::judge::runs::{run_dedup, run_exec};
-use crate::judge::BatchRun;
+use crate::json::{dumps, NumberModel, Object, Style, Value};
 use crate::protocol::{
-    self, BatchReply, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Reply, Request,
+    self, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation, Reply, Request,
     PROTOCOL_VERSION,
 };
-use crate::reference::Execution;
-use crate::spec::{Dispatch, Function};
+use crate::reference::{
+    execute_tool_calls, input, run_parallel_calls_in, DispatchRequest, Dispatcher, Execution,
+    Raised, Tools, DEFAULT_MAX_PARALLEL,
+};
+use crate::spec::{Answer, Function};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Serves requests from the fds named by `PARCALL_PROTOCOL_FDS` until `shutdown` or EOF, as a
 /// runtime of number model `model` would (RULINGS E).
@@ -37,23 +44,88 @@ pub fn serve_from_environment(model: NumberModel) -> io::Result<()> {
     serve(BufReader::new(read), write, model)
 }
 
-/// The request loop. Under `float64`, every number of a request is read as a double, as a
-/// runtime with one number type reads it, and the model is declared in the handshake.
-pub fn serve(input: impl BufRead, mut output: impl Write, model: NumberModel) -> io::Result<()> {
-    for line in input.lines() {
-        let reply = match protocol::decode_as::<Request>(&line?) {
-            Ok(Request::Hello { .. }) => Reply::Hello(hello(model)),
-            Ok(Request::Case(request)) => Reply::Result(answer(&held_as(model, request), model)),
-            Ok(Request::Shutdown) => {
-                output.write_all(protocol::encode_message(&Reply::Bye).as_bytes())?;
-                return output.flush();
-            }
+/// The writing end, shared by the stubs of every thread and the request loop.
+type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// The stubs waiting for their answers, by invocation number.
+type Waiting = Arc<Mutex<HashMap<u64, Sender<Answer>>>>;
+
+fn write_line(writer: &Writer, message: &Reply) -> io::Result<()> {
+    let mut out = writer.lock().unwrap_or_else(PoisonError::into_inner);
+    out.write_all(protocol::encode_message(message).as_bytes())?;
+    out.flush()
+}
+
+/// The request loop. A reader thread takes every line: answers go to the stub waiting for
+/// them, everything else to this loop. Under `float64`, every number of a request is read
+/// as a double, as a runtime with one number type reads it, and the model is declared in
+/// the handshake.
+pub fn serve(
+    input: impl BufRead + Send + 'static,
+    output: impl Write + Send + 'static,
+    model: NumberModel,
+) -> io::Result<()> {
+    let writer: Writer = Arc::new(Mutex::new(Box::new(output)));
+    let waiting: Waiting = Arc::default();
+    let requests = route(input, Arc::clone(&waiting));
+    let calls = Arc::new(AtomicU64::new(0));
+    for request in requests {
+        let request = match request {
+            Ok(request) => request,
             Err(error) => return Err(io::Error::other(format!("bad request: {error}"))),
         };
-        output.write_all(protocol::encode_message(&reply).as_bytes())?;
-        output.flush()?;
+        match request {
+            Request::Hello { .. } => write_line(&writer, &Reply::Hello(hello(model)))?,
+            Request::Case(request) => {
+                let stub = Stub {
+                    case: request.id,
+                    writer: Arc::clone(&writer),
+                    waiting: Arc::clone(&waiting),
+                    calls: Arc::clone(&calls),
+                    tools: request.tools.clone(),
+                };
+                run_case(&held_as(model, request), model, &stub)?;
+            }
+            Request::Shutdown => return write_line(&writer, &Reply::Bye),
+            // An answer no stub waits for (the reader hands them over): nothing to do.
+            Request::Answer(_) => {}
+        }
     }
     Ok(())
+}
+
+/// Starts the reader thread: answers are handed to their stubs, every other request (or
+/// the reason a line could not be read) comes out of the returned channel.
+fn route(
+    input: impl BufRead + Send + 'static,
+    waiting: Waiting,
+) -> Receiver<Result<Request, String>> {
+    let (requests, received) = channel();
+    std::thread::spawn(move || {
+        for line in input.lines() {
+            let request = match line {
+                Ok(line) => protocol::decode_as::<Request>(&line).map_err(|e| e.to_string()),
+                Err(error) => Err(error.to_string()),
+            };
+            match request {
+                Ok(Request::Answer(answer)) => {
+                    let stub = waiting
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .remove(&answer.call);
+                    if let Some(stub) = stub {
+                        let _ = stub.send(answer.answer);
+                    }
+                }
+                other => {
+                    if requests.send(other).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    received
 }
 
 fn hello(number_model: NumberModel) -> HelloReply {
@@ -75,7 +147,6 @@ fn hello(number_model: NumberModel) -> HelloReply {
 /// The request as a runtime of number model `model` holds it once read.
 fn held_as(model: NumberModel, mut request: CaseRequest) -> CaseRequest {
     if model != NumberModel::Python {
-        request.tools = crate::spec::held_scripts(model, &request.tools);
         for batch in &mut request.batches {
             batch.calls = model.normalise(&batch.calls);
         }
@@ -83,38 +154,116 @@ fn held_as(model: NumberModel, mut request: CaseRequest) -> CaseRequest {
     request
 }
 
-fn answer(request: &CaseRequest, model: NumberModel) -> CaseReply {
-    let runs = match request.function {
-        Function::ExecuteToolCalls => {
-            let dispatch = Dispatch::Scripted {
-                tools: request.tools.clone(),
-            };
-            let batches = request.batches.iter().map(|b| (&b.calls, b.max_parallel));
-            run_exec(&dispatch, batches, Execution::CONCURRENT)
+/// Runs every batch, reporting each as it ends, then the end of the case.
+fn run_case(request: &CaseRequest, model: NumberModel, stub: &Stub) -> io::Result<()> {
+    for batch in &request.batches {
+        let returned = match request.function {
+            Function::ExecuteToolCalls => input::tool_calls(&batch.calls).map(|calls| {
+                let limit = batch.max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL);
+                let messages = execute_tool_calls(&calls, limit, stub, Execution::CONCURRENT);
+                Value::List(messages.iter().map(|m| m.to_value()).collect())
+            }),
+            Function::RunParallelCalls => input::dedup_calls(&batch.calls).map(|calls| {
+                let results = run_parallel_calls_in(model, stub, &calls, Execution::CONCURRENT);
+                Value::from(
+                    results
+                        .into_iter()
+                        .map(|(k, v)| (k.into(), v))
+                        .collect::<Object>(),
+                )
+            }),
+        };
+        match returned {
+            Ok(output) => write_line(
+                &stub.writer,
+                &Reply::Returned {
+                    id: request.id,
+                    output,
+                },
+            )?,
+            Err(error) => {
+                write_line(
+                    &stub.writer,
+                    &Reply::Raised {
+                        id: request.id,
+                        message: format!("ValueError: {error}"),
+                        traceback: String::new(),
+                    },
+                )?;
+                break;
+            }
         }
-        Function::RunParallelCalls => {
-            let batches = request.batches.iter().map(|b| &b.calls);
-            run_dedup(&request.tools, batches, Execution::CONCURRENT, model)
+    }
+    write_line(
+        &stub.writer,
+        &Reply::Result(CaseReply {
+            id: request.id,
+            output: String::new(),
+        }),
+    )
+}
+
+/// The tools of one case: each invocation is a question to parcall.
+struct Stub {
+    case: u64,
+    writer: Writer,
+    waiting: Waiting,
+    calls: Arc<AtomicU64>,
+    tools: Vec<String>,
+}
+
+impl Stub {
+    /// Asks parcall what invoking `tool` with `args` gives, and waits for the answer.
+    fn ask(&self, tool: &str, args: &Object) -> Answer {
+        let call = self.calls.fetch_add(1, Ordering::Relaxed);
+        let (answered, answer) = channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(call, answered);
+        let invocation = Invocation {
+            id: self.case,
+            call,
+            tool: Value::Str(tool.into()),
+            args: Value::from(args.clone()),
+        };
+        if write_line(&self.writer, &Reply::Invoke(invocation)).is_err() {
+            return closed();
         }
-    };
-    let batches = match runs {
-        Ok(runs) => runs.into_iter().map(returned).collect(),
-        Err(error) => vec![BatchReply::Raised {
-            message: format!("ValueError: {error}"),
-            traceback: String::new(),
-            invocations: Vec::new(),
-        }],
-    };
-    CaseReply {
-        id: request.id,
-        batches,
-        output: String::new(),
+        answer.recv().unwrap_or_else(|_| closed())
     }
 }
 
-fn returned(run: BatchRun) -> BatchReply {
-    BatchReply::Returned {
-        output: run.output,
-        invocations: run.invocations,
+/// The answer when parcall is gone: the run is over, and nothing reads what follows.
+fn closed() -> Answer {
+    Answer::Raise {
+        message: "parcall closed the protocol".into(),
+        exception: None,
+        args: None,
+    }
+}
+
+impl Dispatcher for Stub {
+    fn dispatch(&self, request: DispatchRequest<'_>) -> String {
+        match self.ask(request.tool, request.arguments) {
+            Answer::Return {
+                value: Value::Str(text),
+            } => text.to_string(),
+            Answer::Return { value } => dumps(&value, Style::PYTHON),
+            Answer::Raise { message, .. } => format!("error: {message}"),
+        }
+    }
+}
+
+impl Tools for Stub {
+    fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|tool| tool == name)
+    }
+
+    fn invoke(&self, name: &str, args: &Object) -> Result<Value, Raised> {
+        match self.ask(name, args) {
+            Answer::Return { value } => Ok(value),
+            Answer::Raise { message, .. } => Err(Raised(message)),
+        }
     }
 }

@@ -586,3 +586,72 @@ fn a_reader_that_leaves_early_changes_no_exit_code() {
         Some(2)
     );
 }
+
+/// What a case came to: its outcome and the requirements it is charged to.
+fn verdicts(report: &serde_json::Value) -> Vec<(String, String, Vec<String>)> {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| {
+            let mut charged: Vec<String> = case["charges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["requirement"].as_str().unwrap().to_owned())
+                .collect();
+            charged.sort();
+            charged.dedup();
+            (
+                case["id"].as_str().unwrap().to_owned(),
+                case["outcome"].as_str().unwrap().to_owned(),
+                charged,
+            )
+        })
+        .collect()
+}
+
+/// parcall, not the implementation, keeps the record of invocations and the scripted
+/// answers (RULINGS C). A module with no cache that deletes its repeated invocations from
+/// every record it can reach (the garbage collector's objects, the frames up its stack)
+/// scores exactly what the same module scores without the scrub, and finds no scripted
+/// answer in reach before it invokes anything. With the record in the adapter (protocol
+/// version 1), the scrub passed DEDUP-CACHE-HIT and DEDUP-RAISE on 32 cases.
+#[test]
+fn a_module_that_scrubs_the_record_of_invocations_scores_what_it_does() {
+    let check = |module: &str| {
+        let output = run(&[
+            "check",
+            &format!("conformance/fixtures/python/hostile/{module}.py"),
+            "--function",
+            "run_parallel_calls",
+            "--seed",
+            "3",
+            "--fuzz",
+            "100",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(output.status.code(), Some(1), "{module} must not conform");
+        json(&output)
+    };
+    let honest = check("no_cache");
+    let scrubbed = check("scrubs_invocations");
+    assert_eq!(verdicts(&scrubbed), verdicts(&honest));
+    let charged: Vec<String> = verdicts(&scrubbed)
+        .into_iter()
+        .flat_map(|(_, _, charged)| charged)
+        .collect();
+    assert!(
+        charged.iter().any(|r| r == "DEDUP-CACHE-HIT"),
+        "{charged:?}"
+    );
+    for case in scrubbed["cases"].as_array().unwrap() {
+        assert!(
+            !case["printed"].as_str().unwrap().contains("peeked"),
+            "{}: {}",
+            case["id"],
+            case["printed"]
+        );
+    }
+}

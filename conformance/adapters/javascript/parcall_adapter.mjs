@@ -1,11 +1,14 @@
 // parcall's JavaScript adapter (Node 20+): loads a module exporting execute_tool_calls /
 // run_parallel_calls (or executeToolCalls / runParallelCalls), ESM or CommonJS, and serves
-// it over the parcall protocol, version 1 (conformance/PROTOCOL.md), on the private fds
+// it over the parcall protocol, version 2 (conformance/PROTOCOL.md), on the private fds
 // named by PARCALL_PROTOCOL_FDS.
 //
 //     node parcall_adapter.mjs path/to/solution.mjs
 //
-// `dispatch` is provided as a global; the module must not define its own. JavaScript has
+// `dispatch` is provided as a global; the module must not define its own. parcall holds the
+// tools: `dispatch` and each tool are stubs that send the invocation to parcall and wait for
+// its answer (a synchronous read of the protocol fd: a tool runs on the one thread that runs
+// the module), so this process never holds the record of invocations nor an answer early. JavaScript has
 // one number type, so the adapter declares the number model `float64` in its handshake
 // (RULINGS E): `1` and `1.0` are one value and one key, written as JavaScript writes
 // numbers, and the runner computes what a correct module returns accordingly. Values the
@@ -15,7 +18,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { StringDecoder } from "node:string_decoder";
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const OUTPUT_CAP = 64 * 1024;
 const [READ_FD, WRITE_FD] = (process.env.PARCALL_PROTOCOL_FDS || "3,4").split(",").map(Number);
 delete process.env.PARCALL_PROTOCOL_FDS;
@@ -117,22 +120,10 @@ function dump(value, where = "$") {
   }
 }
 
+// A value as JSON text, taken at the moment of the invocation (the caller may change it).
 function snapshot(value) {
-  try { return { raw: dump(value) }; } catch (e) { return { raw: JSON.stringify({ $parcall_not_json: String(e.message) }) }; }
-}
-
-// Args as text with keys sorted at every depth, to look scripted answers up by value: numbers
-// as String() writes them, so NaN, Infinity and null stay three different args (JSON.stringify
-// would write all three as null).
-function canonical(value) {
-  const write = (v) => {
-    if (typeof v === "number") return String(v);
-    if (Array.isArray(v)) return "[" + v.map(write).join(",") + "]";
-    if (v && typeof v === "object") return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + write(v[k])).join(",") + "}";
-    const text = JSON.stringify(v);
-    return text === undefined ? "<not json>" : text;
-  };
-  try { return write(value); } catch { return "<not json>"; }
+  if (value === undefined) return "null";
+  try { return dump(value); } catch (e) { return JSON.stringify({ $parcall_not_json: String(e.message) }); }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -155,6 +146,26 @@ function* lines() {
 }
 
 function send(raw) { fs.writeSync(WRITE_FD, raw + "\n"); }
+
+// Every message from parcall, in order: the request loop takes cases, a stub its answer.
+// A stub reading for its answer keeps any other message it meets for the loop.
+const incoming = lines();
+const queued = [];
+function nextMessage() {
+  if (queued.length) return queued.shift();
+  const next = incoming.next();
+  if (next.done) return undefined;
+  return parse(next.value);
+}
+function awaitAnswer(call) {
+  for (;;) {
+    const next = incoming.next();
+    if (next.done) throw new Error("parcall closed the protocol");
+    const message = parse(next.value);
+    if (message.type === "answer" && message.call === call) return message.answer;
+    if (message.type !== "answer") queued.push(message);
+  }
+}
 
 let captured = "";
 let dropped = 0;
@@ -192,52 +203,22 @@ function scriptedError(answer) {
   return error;
 }
 
-class Scripts {
-  constructor(tools) {
-    this.tools = tools; this.counts = new Map(); this.invocations = [];
-    // Per tool: the first response index for each canonical args and the first without
-    // args, so a case scripting hundreds of responses is answered in constant time.
-    this.first = new Map();
-    for (const [name, script] of Object.entries(tools)) {
-      const byKey = new Map(); let anyArgs;
-      script.responses.forEach((r, i) => {
-        if (!("args" in r)) { if (anyArgs === undefined) anyArgs = i; }
-        else { const k = canonical(r.args); if (!byKey.has(k)) byKey.set(k, i); }
-      });
-      this.first.set(name, { byKey, anyArgs });
-    }
+let calls = 0;
+
+class Stubs {
+  constructor(caseId) { this.caseId = caseId; }
+  ask(tool, args) {
+    const call = ++calls;
+    send(`{"type": "invoke", "id": ${this.caseId}, "call": ${call}, "tool": ${snapshot(tool)}, "args": ${snapshot(args)}}`);
+    return awaitAnswer(call);
   }
-  answer(name, args, record) {
-    this.invocations.push(record);
-    const key = `${name}\u0000${canonical(args)}`;
-    const n = this.counts.get(key) ?? 0;
-    this.counts.set(key, n + 1);
-    const script = typeof name === "string" && Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
-    if (!script) return undefined;
-    const { byKey, anyArgs } = this.first.get(name);
-    const matches = [byKey.get(canonical(args)), anyArgs].filter((i) => i !== undefined);
-    if (matches.length === 0) return undefined;
-    const response = script.responses[Math.min(...matches)];
-    // No race probe waits here. A probe's wait (`latency_ms`, PROTOCOL.md) shows a race only
-    // to code that runs while it waits, and nothing can: a tool runs on the one thread that
-    // runs the implementation's code (a worker thread cannot call it), and a synchronous
-    // wait would stop that thread whole. A racy cache's second call is caught without it.
-    return response.answers[Math.min(n, response.answers.length - 1)];
-  }
-  take() { const taken = this.invocations; this.invocations = []; return taken; }
   dispatch() {
-    return (request) => {
-      const tool = request?.tool, args = request?.arguments;
-      const answer = this.answer(tool, args, `{"tool": ${snapshot(tool).raw}, "arguments": ${snapshot(args).raw}}`);
-      if (!answer) return `error: parcall: no scripted answer for ${tool}(${canonical(args)})`;
-      if (answer.type === "raise") return "error: " + answer.message;
-      return answer.value;
-    };
+    // parcall answers dispatch with what it returns; it never raises.
+    return (request) => this.ask(request?.tool, request?.arguments).value;
   }
   tool(name) {
     return (args) => {
-      const answer = this.answer(name, args, `{"name": ${JSON.stringify(name)}, "args": ${snapshot(args).raw}}`);
-      if (!answer) throw new Error(`parcall: no scripted answer for ${name}(${canonical(args)})`);
+      const answer = this.ask(name, args);
       if (answer.type === "raise") throw scriptedError(answer);
       return answer.value;
     };
@@ -259,34 +240,34 @@ function trimStack(error, file) {
   return stack.join("\n");
 }
 
-async function runBatch(fn, request, scripts, batch, file) {
+// One batch; its `returned` or `raised` message (parcall counts the batches).
+async function runBatch(fn, request, stubs, batch, file) {
   let result;
+  const id = request.id;
   try {
     if (request.function === "execute_tool_calls") {
-      globalThis.dispatch = scripts.dispatch();
+      globalThis.dispatch = stubs.dispatch();
       result = "max_parallel" in batch ? fn(batch.calls, batch.max_parallel) : fn(batch.calls);
     } else {
-      const tools = Object.fromEntries(Object.keys(request.tools).map((n) => [n, scripts.tool(n)]));
+      const tools = Object.fromEntries(request.tools.map((n) => [n, stubs.tool(n)]));
       result = fn(tools, batch.calls);
     }
     if (result && typeof result.then === "function") result = await result;
   } catch (e) {
     const message = e instanceof Error ? `${e.name}: ${e.message}` : `thrown: ${String(e)}`;
-    return `{"status": "raised", "message": ${JSON.stringify(message)}, "traceback": ${JSON.stringify(trimStack(e, file))}, "invocations": [${scripts.take().join(", ")}]}`;
+    return `{"type": "raised", "id": ${id}, "message": ${JSON.stringify(message)}, "traceback": ${JSON.stringify(trimStack(e, file))}}`;
   }
   try {
-    const output = dump(result);
-    return `{"status": "returned", "output": ${output}, "invocations": [${scripts.take().join(", ")}]}`;
+    return `{"type": "returned", "id": ${id}, "output": ${dump(result)}}`;
   } catch (e) {
     if (!(e instanceof NotJson)) throw e;
-    return `{"status": "raised", "message": ${JSON.stringify("returned a value that is not JSON: " + e.message)}, "traceback": "", "invocations": [${scripts.take().join(", ")}]}`;
+    return `{"type": "raised", "id": ${id}, "message": ${JSON.stringify("returned a value that is not JSON: " + e.message)}, "traceback": ""}`;
   }
 }
 
 async function main() {
-  const requests = lines();
-  const first = requests.next();
-  if (first.done) return;
+  const first = nextMessage();
+  if (first === undefined) return;
   const file = path.resolve(process.argv[2] ?? "");
   const hello = { type: "hello", protocol: PROTOCOL_VERSION, implementation: { name: path.basename(file), language: "javascript", version: process.versions.node }, functions: [], problems: [], number_model: "float64" };
   const functions = {};
@@ -301,20 +282,21 @@ async function main() {
   }
   hello.output = takeOutput();
   send(JSON.stringify(hello));
-  for (const line of requests) {
+  for (;;) {
     let request;
-    try { request = parse(line); } catch (e) { return; }
+    try { request = nextMessage(); } catch (e) { return; }
+    if (request === undefined) return;
     if (request.type === "shutdown") { send('{"type": "bye"}'); return; }
+    if (request.type !== "case") continue;
     const fn = functions[request.function];
     // request.case is an opaque label (never the case id, PROTOCOL.md): nothing uses it.
-    const scripts = new Scripts(request.tools);
-    const batches = [];
+    const stubs = new Stubs(request.id);
     for (const batch of request.batches) {
-      const reply = await runBatch(fn, request, scripts, batch, file);
-      batches.push(reply);
-      if (reply.startsWith('{"status": "raised"')) break;
+      const reply = await runBatch(fn, request, stubs, batch, file);
+      send(reply);
+      if (reply.startsWith('{"type": "raised"')) break;
     }
-    send(`{"type": "result", "id": ${request.id}, "batches": [${batches.join(", ")}], "output": ${JSON.stringify(takeOutput())}}`);
+    send(`{"type": "result", "id": ${request.id}, "output": ${JSON.stringify(takeOutput())}}`);
   }
 }
 

@@ -1,5 +1,5 @@
 """parcall's Python adapter: loads an exercise-style module and serves it over the parcall
-protocol, version 1 (conformance/PROTOCOL.md).
+protocol, version 2 (conformance/PROTOCOL.md).
 
     python3 parcall_adapter.py path/to/solution.py
 
@@ -8,23 +8,28 @@ moved out of the module's reach before it is imported: nothing the module does w
 sys.stdin or fds 0/1/2 can corrupt or feed the protocol. What the module prints is
 captured and reported with the case that printed it.
 
-The runner owns the tools: each case message says what dispatch (execute_tool_calls) or
-each tool (run_parallel_calls) answers; this adapter answers from that table, records every
-invocation and reports it. Standard library only; CPython 3.8 and later."""
+parcall holds the tools: dispatch (execute_tool_calls) and each tool (run_parallel_calls)
+is a stub that sends the invocation to parcall and waits for parcall's answer. parcall
+records every invocation and decides every answer; this process never holds either, so
+nothing the module reaches in here can change what parcall saw or learn an answer early.
+No thread of its own: a stub waiting for its answer reads the channel itself, so an
+implementation that runs one thing at a time has one thread, as parcall can see.
+Standard library only; CPython 3.8 and later."""
 import codecs
+import collections
 import fcntl
 import importlib.util
 import inspect
 import io
+import itertools
 import json
 import os
 import platform
 import sys
 import threading
-import time
 import traceback
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 # What `import asyncio` imports from the standard library on CPython 3.8-3.13, short of
 # asyncio and ssl themselves (most of its import's time).
 STANDARD_MODULES_ASYNCIO_IMPORTS = (
@@ -51,15 +56,52 @@ def take_protocol_fds():
 
 
 class Channel:
+    """Both directions of the protocol, for every thread. Whoever waits reads: the request
+    loop for its next case, a stub for its answer; one reads at a time, keeps what it reads
+    for whoever it is for, and wakes the others."""
+
     def __init__(self):
         self.reader, self.writer = take_protocol_fds()
         self.lock = threading.Lock()
+        self.turn = threading.Condition()
+        self.reading = False
+        self.closed = False
+        self.answers = {}
+        self.requests = collections.deque()
 
     def receive(self):
-        line = self.reader.readline()
-        if not line:
-            return None
-        return json.loads(line.decode("utf-8"))
+        """The next message that is not an answer, or None once parcall closed the channel."""
+        return self._wait(lambda: self.requests.popleft() if self.requests else None)
+
+    def answer(self, call):
+        """The answer to invocation `call`, or None once parcall closed the channel."""
+        return self._wait(lambda: self.answers.pop(call, None))
+
+    def _wait(self, take):
+        while True:
+            with self.turn:
+                while True:
+                    found = take()
+                    if found is not None or self.closed:
+                        return found
+                    if not self.reading:
+                        self.reading = True
+                        break
+                    self.turn.wait()
+            try:
+                line = self.reader.readline()
+                message = json.loads(line.decode("utf-8")) if line else None
+            except BaseException:
+                message = None
+            with self.turn:
+                self.reading = False
+                if message is None:
+                    self.closed = True
+                elif message.get("type") == "answer":
+                    self.answers[message.get("call")] = message.get("answer")
+                else:
+                    self.requests.append(message)
+                self.turn.notify_all()
 
     def send(self, message):
         text = _message_encode(message) + "\n"
@@ -287,103 +329,44 @@ def scripted_exception(answer):
     return {"RuntimeError": RuntimeError, "ValueError": ValueError, "KeyError": KeyError}[kind](*args)
 
 
-_list_threads = os.listdir
+class Stubs:
+    """The tools of one case: each invocation is a question to parcall, answered by parcall
+    from the case's scripts. Thread-safe: implementations invoke from many threads at once."""
 
+    def __init__(self, channel, case):
+        self.channel = channel
+        self.case = case
 
-def alone_in_process():
-    """Whether the calling thread is the only thread of this process. A probe's wait shows a
-    race only to code that runs while it waits: another thread that starts the same call
-    again, or finishes another call first. With no other thread, nothing runs meanwhile (an
-    event loop that called the tool is stopped in it too), so the wait could show nothing
-    and a sequential implementation does not pay it. The threads are counted from /proc,
-    which lists every one, whoever started it (threading's count misses _thread's and a C
-    library's); where /proc cannot be read, the probe waits. Green threads share one OS
-    thread and switch inside a patched time.sleep, so once greenlet (gevent's and
-    eventlet's base) is loaded, the probe waits too."""
-    if "greenlet" in sys.modules:
-        return False
-    try:
-        return len(_list_threads("/proc/self/task")) == 1
-    except OSError:
-        return False
-
-
-class Scripts:
-    """The case's tool scripts. Counters live for the whole case, so successive batches see
-    successive answers; everything is thread-safe, since implementations may run calls
-    concurrently."""
-
-    def __init__(self, tools):
-        self.tools = tools
-        # Per tool: the index of the first response with each canonical args, and of the
-        # first response without args; the answer comes from whichever is first, looked up
-        # in constant time (a case may script hundreds of responses).
-        self.first = {}
-        for name, script in tools.items():
-            by_key, any_args = {}, None
-            for index, response in enumerate(script["responses"]):
-                if "args" not in response:
-                    any_args = index if any_args is None else any_args
-                else:
-                    by_key.setdefault(canonical(response["args"]), index)
-            self.first[name] = (by_key, any_args)
-        self.counts = {}
-        self.invocations = []
-        self.lock = threading.Lock()
-
-    def answer(self, name, args, record):
-        key = canonical(args)
-        with self.lock:
-            self.invocations.append(record)
-            n = self.counts.get((name, key), 0)
-            self.counts[(name, key)] = n + 1
-        script = self.tools.get(name) if isinstance(name, str) else None
-        if script is None:
-            return None
-        by_key, any_args = self.first[name]
-        index = by_key.get(key)
-        if index is None or (any_args is not None and any_args < index):
-            index = any_args
-        if index is None:
-            return None
-        response = script["responses"][index]
-        latency = response.get("latency_ms")
-        if latency is None:
-            latency = script.get("latency_ms") or 0
-        if latency and n == 0 and not alone_in_process():
-            # Only the first invocation of each args waits (the race probe), as long as
-            # its response says, else its script; outside the lock, so calls overlap.
-            time.sleep(latency / 1000.0)
-        answers = response["answers"]
-        return answers[min(n, len(answers) - 1)]
-
-    def take_invocations(self):
-        with self.lock:
-            taken, self.invocations = self.invocations, []
-        return taken
+    def ask(self, tool, args):
+        call = next(_calls)
+        self.channel.send({"type": "invoke", "id": self.case, "call": call,
+                           "tool": snapshot(tool), "args": snapshot(args)})
+        answer = self.channel.answer(call)
+        if answer is None:
+            raise SystemExit("parcall closed the protocol")
+        return answer
 
     def dispatch(self):
         def dispatch(request):
             tool = request.get("tool") if isinstance(request, dict) else None
             arguments = request.get("arguments") if isinstance(request, dict) else None
-            answer = self.answer(tool, arguments, {"tool": snapshot(tool), "arguments": snapshot(arguments)})
-            if answer is None:
-                return "error: parcall: no scripted answer for %s(%s)" % (tool, canonical(arguments))
-            if answer["type"] == "raise":
-                return "error: " + answer["message"]
-            return _plain_copy(answer["value"])
+            answer = self.ask(tool, arguments)
+            # parcall answers dispatch with what it returns; it never raises.
+            return _plain_copy(answer.get("value"))
         return dispatch
 
     def tool(self, name):
         def tool(args):
-            answer = self.answer(name, args, {"name": name, "args": snapshot(args)})
-            if answer is None:
-                raise RuntimeError("parcall: no scripted answer for %s(%s)" % (name, canonical(args)))
-            if answer["type"] == "raise":
+            answer = self.ask(name, args)
+            if answer.get("type") == "raise":
                 raise scripted_exception(answer)
-            return _plain_copy(answer["value"])
+            return _plain_copy(answer.get("value"))
         tool.__name__ = name if name.isidentifier() else "tool"
         return tool
+
+
+# Invocation numbers: next() on a count is atomic under the GIL.
+_calls = itertools.count(1)
 
 
 # ------------------------------------------------------------------------------------------
@@ -446,16 +429,18 @@ def signature_problem(name, fn):
 # ------------------------------------------------------------------------------------------
 # Running cases
 # ------------------------------------------------------------------------------------------
-def run_batch(module, module_file, request, scripts, batch):
+def run_batch(module, module_file, request, stubs, batch):
+    """Runs one batch; its `returned` or `raised` message (parcall counts the batches)."""
     calls = batch["calls"]
+    reply = {"id": request["id"]}
     try:
         if request["function"] == "execute_tool_calls":
-            module.dispatch = scripts.dispatch()
+            module.dispatch = stubs.dispatch()
             fn = module.execute_tool_calls
             args = (calls,) if "max_parallel" not in batch else (calls, batch["max_parallel"])
         else:
             fn = module.run_parallel_calls
-            args = ({name: scripts.tool(name) for name in request["tools"]}, calls)
+            args = ({name: stubs.tool(name) for name in request["tools"]}, calls)
         result = fn(*args)
         if inspect.isawaitable(result):
             # `async def` entry points: run the coroutine to completion on a fresh event loop,
@@ -466,29 +451,30 @@ def run_batch(module, module_file, request, scripts, batch):
             result = asyncio.run(_awaited(result))
     except BaseException as e:  # noqa: BLE001 - SystemExit from the module is its failure too
         message, tb = describe(e, module_file)
-        return {"status": "raised", "message": message, "traceback": tb, "invocations": scripts.take_invocations()}
+        reply.update(type="raised", message=message, traceback=tb)
+        return reply
     try:
         output = to_json(result)
     except NotJson as e:
-        return {"status": "raised", "message": "returned a value that is not JSON: " + str(e),
-                "traceback": "", "invocations": scripts.take_invocations()}
-    return {"status": "returned", "output": output, "invocations": scripts.take_invocations()}
+        reply.update(type="raised", message="returned a value that is not JSON: " + str(e), traceback="")
+        return reply
+    reply.update(type="returned", output=output)
+    return reply
 
 
 async def _awaited(awaitable):
     return await awaitable
 
 
-def run_case(module, module_file, request, capture):
+def run_case(channel, module, module_file, request, capture):
     # request["case"] is an opaque label (never the case id, PROTOCOL.md): nothing uses it.
-    scripts = Scripts(request["tools"])
-    replies = []
+    stubs = Stubs(channel, request["id"])
     for batch in request["batches"]:
-        reply = run_batch(module, module_file, request, scripts, batch)
-        replies.append(reply)
-        if reply["status"] == "raised":
+        reply = run_batch(module, module_file, request, stubs, batch)
+        channel.send(reply)
+        if reply["type"] == "raised":
             break
-    return {"type": "result", "id": request["id"], "batches": replies, "output": capture.take()}
+    channel.send({"type": "result", "id": request["id"], "output": capture.take()})
 
 
 def main():
@@ -538,11 +524,12 @@ def main():
             channel.send({"type": "bye"})
             return 0
         try:
-            channel.send(run_case(module, module_file, request, capture))
+            run_case(channel, module, module_file, request, capture)
         except Exception as e:  # noqa: BLE001 - an adapter failure is reported, not fatal
-            channel.send({"type": "result", "id": request.get("id", 0), "output": capture.take(),
-                          "batches": [{"status": "raised", "traceback": "", "invocations": [],
-                                       "message": "parcall adapter failed: %s: %s" % (type(e).__name__, e)}]})
+            case = request.get("id", 0)
+            channel.send({"type": "raised", "id": case, "traceback": "",
+                          "message": "parcall adapter failed: %s: %s" % (type(e).__name__, e)})
+            channel.send({"type": "result", "id": case, "output": capture.take()})
 
 
 if __name__ == "__main__":

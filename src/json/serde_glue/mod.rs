@@ -177,7 +177,7 @@ impl<'de> de::Deserializer<'de> for TakeHandedOver {
 mod tests {
     use super::*;
     use crate::json::parse;
-    use crate::protocol::{BatchReply, Reply};
+    use crate::protocol::Reply;
     use crate::spec::{Answer, CaseFile};
 
     fn read<T: de::DeserializeOwned>(json: &str) -> Result<T, ShapeError> {
@@ -199,17 +199,14 @@ mod tests {
         let last: Answer = read(r#"{"message": "m", "args": [1], "type": "raise"}"#).unwrap();
         assert_eq!(first, middle);
         assert_eq!(first, last);
-        let reply = r#"{"type": "result", "id": 3, "output": "", "batches": [{"status": "returned", "output": {"k": [1, 2.5, 123456789012345678901234567890]}, "invocations": []}]}"#;
-        let late = r#"{"id": 3, "output": "", "batches": [{"output": {"k": [1, 2.5, 123456789012345678901234567890]}, "invocations": [], "status": "returned"}], "type": "result"}"#;
+        let reply = r#"{"type": "returned", "id": 3, "output": {"k": [1, 2.5, 123456789012345678901234567890]}}"#;
+        let late = r#"{"id": 3, "output": {"k": [1, 2.5, 123456789012345678901234567890]}, "type": "returned"}"#;
         assert_eq!(read::<Reply>(reply).unwrap(), read::<Reply>(late).unwrap());
-        let Reply::Result(result) = read::<Reply>(reply).unwrap() else {
-            panic!("a result")
-        };
-        let BatchReply::Returned { output, .. } = &result.batches[0] else {
+        let Reply::Returned { output, .. } = read::<Reply>(reply).unwrap() else {
             panic!("returned")
         };
         assert_eq!(
-            *output,
+            output,
             parse(r#"{"k": [1, 2.5, 123456789012345678901234567890]}"#).unwrap()
         );
     }

@@ -1,18 +1,20 @@
-//! A complete minimal parcall adapter (protocol version 1, conformance/PROTOCOL.md) for an
+//! A complete minimal parcall adapter (protocol version 2, conformance/PROTOCOL.md) for an
 //! implementation written in Rust: `src/implementation.rs` holds the two functions; this
-//! file speaks the protocol on the fds named by `PARCALL_PROTOCOL_FDS`, answers every tool
-//! invocation from the case's scripts and reports each one.
+//! file speaks the protocol on the fds named by `PARCALL_PROTOCOL_FDS`. parcall holds the
+//! tools: every invocation is an `invoke` message, answered by parcall; this process never
+//! holds the record of invocations nor an answer it has not asked for.
 //!
 //! Check it with: `parcall check --cmd "path/to/parcall-rust-adapter"`.
 
 mod implementation;
 
-use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::FromRawFd;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// What a scripted tool raises: Rust has no exceptions, so a `raise` answer is an `Err` of
 /// this type, carrying the Python class it names, its args and `str()` of it (`message`,
@@ -43,93 +45,129 @@ impl ToolError {
     }
 }
 
-/// The case's tool scripts, with invocation counters and the log of invocations.
-struct Scripts {
-    tools: Map<String, Value>,
-    counts: Mutex<HashMap<(String, String), usize>>,
-    log: Mutex<Vec<Value>>,
+/// Both directions of the protocol, for every thread. Whoever waits reads (the request loop
+/// for its next case, a stub for its answer), one at a time: no thread of the adapter's own,
+/// so an implementation that runs one thing at a time has one thread, as parcall can see.
+struct Channel {
+    input: Mutex<BufReader<File>>,
+    output: Mutex<File>,
+    state: Mutex<Incoming>,
+    turn: Condvar,
 }
 
-/// Object keys sorted at every depth: the same args always give the same text.
-fn canonical(value: &Value) -> String {
-    fn sorted(value: &Value) -> Value {
-        match value {
-            Value::Object(o) => {
-                let mut entries: Vec<_> = o.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
+#[derive(Default)]
+struct Incoming {
+    reading: bool,
+    closed: bool,
+    answers: HashMap<u64, Value>,
+    requests: VecDeque<Value>,
+}
+
+impl Channel {
+    fn send(&self, message: &Value) {
+        let mut output = self.output.lock().unwrap();
+        let _ = writeln!(output, "{message}");
+    }
+
+    /// The next message that is not an answer; `None` once parcall closed the channel.
+    fn request(&self) -> Option<Value> {
+        self.wait(|incoming| incoming.requests.pop_front())
+    }
+
+    /// The answer to invocation `call`; `None` once parcall closed the channel.
+    fn answer(&self, call: u64) -> Option<Value> {
+        self.wait(|incoming| incoming.answers.remove(&call))
+    }
+
+    fn wait(&self, take: impl Fn(&mut Incoming) -> Option<Value>) -> Option<Value> {
+        loop {
+            {
+                let mut incoming = self.state.lock().unwrap();
+                loop {
+                    if let Some(found) = take(&mut incoming) {
+                        return Some(found);
+                    }
+                    if incoming.closed {
+                        return None;
+                    }
+                    if !incoming.reading {
+                        incoming.reading = true;
+                        break;
+                    }
+                    incoming = self.turn.wait(incoming).unwrap();
+                }
             }
-            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-            other => other.clone(),
+            let mut line = String::new();
+            let read = self.input.lock().unwrap().read_line(&mut line);
+            // A line serde_json cannot read (nested past its recursion limit, say) is kept
+            // for the request loop as `null`: the case it holds ends the process when its
+            // turn comes, and the cases before it run.
+            let message = match read {
+                Ok(n) if n > 0 => Some(serde_json::from_str::<Value>(&strict(&line)).unwrap_or(Value::Null)),
+                _ => None,
+            };
+            let mut incoming = self.state.lock().unwrap();
+            incoming.reading = false;
+            match message {
+                None => incoming.closed = true,
+                Some(message) if message["type"] == "answer" => {
+                    let call = message["call"].as_u64().unwrap_or_default();
+                    incoming.answers.insert(call, message["answer"].clone());
+                }
+                Some(message) => incoming.requests.push_back(message),
+            }
+            self.turn.notify_all();
         }
     }
-    sorted(value).to_string()
 }
 
-impl Scripts {
-    /// The scripted answer to invocation `name(args)`, recording `record` first.
-    fn answer(&self, name: &str, args: &Value, record: Value) -> Option<Value> {
-        self.log.lock().unwrap().push(record);
-        let key = canonical(args);
-        let n = {
-            let mut counts = self.counts.lock().unwrap();
-            let count = counts.entry((name.to_owned(), key.clone())).or_default();
-            *count += 1;
-            *count - 1
-        };
-        let script = self.tools.get(name)?;
-        let response = script["responses"].as_array()?.iter().find(|r| r.get("args").is_none_or(|a| canonical(a) == key))?;
-        // Only the first invocation of each args waits (the race probe): as long as its
-        // response says, else its script; and only if another thread could run meanwhile.
-        let own = response.get("latency_ms").filter(|ms| !ms.is_null());
-        let latency = own.or(script.get("latency_ms")).and_then(Value::as_u64);
-        if let Some(ms) = latency.filter(|_| n == 0 && !alone_in_process()) {
-            std::thread::sleep(std::time::Duration::from_millis(ms));
-        }
-        let answers = response["answers"].as_array()?;
-        answers.get(n).or(answers.last()).cloned()
+static CALLS: AtomicU64 = AtomicU64::new(1);
+
+/// The tools of one case: each invocation is a question to parcall.
+struct Stubs<'c> {
+    channel: &'c Channel,
+    case: Value,
+}
+
+impl Stubs<'_> {
+    fn ask(&self, tool: &Value, args: &Value) -> Value {
+        let call = CALLS.fetch_add(1, Ordering::Relaxed);
+        self.channel.send(&json!({"type": "invoke", "id": self.case, "call": call, "tool": tool, "args": args}));
+        // parcall gone: the run is over, and nothing reads what follows.
+        self.channel.answer(call).unwrap_or_else(|| std::process::exit(0))
     }
 
+    /// parcall answers `dispatch` with what it returns; it never raises.
     fn dispatch(&self, request: &Value) -> Value {
-        let (tool, args) = (request["tool"].as_str().unwrap_or_default(), &request["arguments"]);
-        let record = json!({"tool": request["tool"], "arguments": args});
-        match self.answer(tool, args, record) {
-            Some(answer) if answer["type"] == "return" => answer["value"].clone(),
-            Some(answer) => json!(format!("error: {}", answer["message"].as_str().unwrap_or_default())),
-            None => json!(format!("error: parcall: no scripted answer for {tool}({})", canonical(args))),
-        }
+        self.ask(&request["tool"], &request["arguments"])["value"].clone()
     }
 
     fn invoke(&self, name: &str, args: &Value) -> Result<Value, ToolError> {
-        match self.answer(name, args, json!({"name": name, "args": args})) {
-            Some(answer) if answer["type"] == "return" => Ok(answer["value"].clone()),
-            Some(answer) => Err(ToolError::from_answer(&answer)),
-            None => {
-                let message = format!("parcall: no scripted answer for {name}({})", canonical(args));
-                Err(ToolError { class: "RuntimeError".to_owned(), args: vec![json!(message)], message })
-            }
+        let answer = self.ask(&json!(name), args);
+        if answer["type"] == "raise" {
+            return Err(ToolError::from_answer(&answer));
         }
+        Ok(answer["value"].clone())
     }
 }
 
-fn run_case(request: &Value) -> Value {
+/// Runs every batch, sending each one's end as it comes, then the case's.
+fn run_case(channel: &Channel, request: &Value) {
     // request["case"] is an opaque label (never the case id, PROTOCOL.md): nothing uses it.
-    let tools = request["tools"].as_object().cloned().unwrap_or_default();
-    let scripts = Scripts { tools, counts: Mutex::default(), log: Mutex::default() };
-    let mut batches = Vec::new();
+    let stubs = Stubs { channel, case: request["id"].clone() };
+    let tools: Vec<&str> = request["tools"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     for batch in request["batches"].as_array().into_iter().flatten() {
         let calls = batch["calls"].as_array().cloned().unwrap_or_default();
         let output = if request["function"] == "execute_tool_calls" {
             let max_parallel = batch.get("max_parallel").and_then(Value::as_u64).unwrap_or(4);
-            implementation::execute_tool_calls(&calls, max_parallel, &|r: &Value| scripts.dispatch(r))
+            implementation::execute_tool_calls(&calls, max_parallel, &|r: &Value| stubs.dispatch(r))
         } else {
-            let known = |name: &str| scripts.tools.contains_key(name);
-            implementation::run_parallel_calls(&known, &|name: &str, args: &Value| scripts.invoke(name, args), &calls)
+            let known = |name: &str| tools.contains(&name);
+            implementation::run_parallel_calls(&known, &|name: &str, args: &Value| stubs.invoke(name, args), &calls)
         };
-        let invocations = std::mem::take(&mut *scripts.log.lock().unwrap());
-        batches.push(json!({"status": "returned", "output": output, "invocations": invocations}));
+        channel.send(&json!({"type": "returned", "id": request["id"], "output": output}));
     }
-    json!({"type": "result", "id": request["id"], "batches": batches, "output": ""})
+    channel.send(&json!({"type": "result", "id": request["id"], "output": ""}));
 }
 
 /// The protocol's JSON is Python's dialect; serde_json reads strict JSON. Infinities become
@@ -159,37 +197,31 @@ fn strict(line: &str) -> String {
     out
 }
 
-/// Whether the calling thread is the only thread of this process. A probe's wait shows a race
-/// only to code that runs while it waits (another thread starting the same call again, or
-/// finishing another call first); with no other thread nothing runs meanwhile, so a
-/// sequential implementation does not pay it. Counted from /proc, which lists every thread;
-/// where /proc cannot be read, the probe waits.
-fn alone_in_process() -> bool {
-    std::fs::read_dir("/proc/self/task").is_ok_and(|threads| threads.count() == 1)
-}
-
 fn main() {
     let fds = std::env::var("PARCALL_PROTOCOL_FDS").unwrap_or_else(|_| "3,4".into());
     let (read, write) = fds.split_once(',').expect("PARCALL_PROTOCOL_FDS is READ,WRITE");
     // SAFETY: the runner hands these two fds to this process for the protocol alone.
-    let (input, mut output) = unsafe { (File::from_raw_fd(read.parse().unwrap()), File::from_raw_fd(write.parse().unwrap())) };
-    for line in BufReader::new(input).lines() {
-        let Ok(line) = line else { break };
-                let Ok(request) = serde_json::from_str::<Value>(&strict(&line)) else { break };
-        let reply = match request["type"].as_str() {
-            Some("hello") => json!({
-                "type": "hello", "protocol": 1,
+    let (input, output) = unsafe { (File::from_raw_fd(read.parse().unwrap()), File::from_raw_fd(write.parse().unwrap())) };
+    let channel = Channel {
+        input: Mutex::new(BufReader::new(input)),
+        output: Mutex::new(output),
+        state: Mutex::default(),
+        turn: Condvar::new(),
+    };
+    while let Some(request) = channel.request() {
+        match request["type"].as_str() {
+            Some("hello") => channel.send(&json!({
+                "type": "hello", "protocol": 2,
                 "implementation": {"name": "rust example", "language": "rust", "version": env!("CARGO_PKG_VERSION")},
                 "functions": ["execute_tool_calls", "run_parallel_calls"],
-            }),
-            Some("case") => run_case(&request),
-            _ => {
-                let _ = writeln!(output, "{}", json!({"type": "bye"}));
+            })),
+            Some("case") => run_case(&channel, &request),
+            Some("shutdown") => {
+                channel.send(&json!({"type": "bye"}));
                 break;
             }
-        };
-        if writeln!(output, "{reply}").is_err() {
-            break;
+            // A line it could not read: the process ends, and parcall reports the case.
+            _ => break,
         }
     }
 }
