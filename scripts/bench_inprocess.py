@@ -18,11 +18,78 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "conformance", "adapters", "python"))
-import parcall_adapter  # noqa: E402  (its Scripts and to_json: the same tool behaviour)
+import parcall_adapter  # noqa: E402  (its to_json and snapshot: the same conversions)
+
+
+class Scripts:
+    """The case's tool scripts played in process, every invocation recorded: what an
+    adapter did before parcall held the tools (protocol version 1), kept here as the
+    in-process baseline's tool behaviour. Latency is not played (the bench's cases have none)."""
+
+    def __init__(self, tools):
+        self.tools = tools
+        self.first = {}
+        for name, script in tools.items():
+            by_key, any_args = {}, None
+            for index, response in enumerate(script["responses"]):
+                if "args" not in response:
+                    any_args = index if any_args is None else any_args
+                else:
+                    by_key.setdefault(parcall_adapter.canonical(response["args"]), index)
+            self.first[name] = (by_key, any_args)
+        self.counts = {}
+        self.invocations = []
+        self.lock = threading.Lock()
+
+    def answer(self, name, args, record):
+        key = parcall_adapter.canonical(args)
+        with self.lock:
+            self.invocations.append(record)
+            n = self.counts.get((name, key), 0)
+            self.counts[(name, key)] = n + 1
+        script = self.tools.get(name) if isinstance(name, str) else None
+        if script is None:
+            return None
+        by_key, any_args = self.first[name]
+        index = by_key.get(key)
+        if index is None or (any_args is not None and any_args < index):
+            index = any_args
+        if index is None:
+            return None
+        answers = script["responses"][index]["answers"]
+        return answers[min(n, len(answers) - 1)]
+
+    def take_invocations(self):
+        with self.lock:
+            taken, self.invocations = self.invocations, []
+        return taken
+
+    def dispatch(self):
+        def dispatch(request):
+            tool, arguments = request.get("tool"), request.get("arguments")
+            record = {"tool": parcall_adapter.snapshot(tool), "arguments": parcall_adapter.snapshot(arguments)}
+            answer = self.answer(tool, arguments, record)
+            if answer is None:
+                return "error: parcall: no scripted answer for %s(%s)" % (tool, parcall_adapter.canonical(arguments))
+            if answer["type"] == "raise":
+                return "error: " + answer["message"]
+            return answer["value"]
+        return dispatch
+
+    def tool(self, name):
+        def tool(args):
+            answer = self.answer(name, args, {"name": name, "args": parcall_adapter.snapshot(args)})
+            if answer is None:
+                raise RuntimeError("parcall: no scripted answer for %s(%s)" % (name, parcall_adapter.canonical(args)))
+            if answer["type"] == "raise":
+                raise parcall_adapter.scripted_exception(answer)
+            return answer["value"]
+        return tool
 
 
 def canonical(value):
@@ -71,7 +138,7 @@ def run(spec_dir, module):
             for case in cases:
                 if function == "execute_tool_calls":
                     dispatch = case.get("dispatch", {"type": "sandbox"})
-                    scripts = parcall_adapter.Scripts(dispatch.get("tools", {}))
+                    scripts = Scripts(dispatch.get("tools", {}))
                     log = []
                     if dispatch["type"] == "sandbox":
                         module.dispatch = own_dispatch
@@ -79,7 +146,7 @@ def run(spec_dir, module):
                     else:
                         module.dispatch = scripted_dispatch(scripts)
                 else:
-                    scripts = parcall_adapter.Scripts(case["tools"])
+                    scripts = Scripts(case["tools"])
                 for batch in case["batches"]:
                     if function == "execute_tool_calls":
                         args = (batch["calls"],) if "max_parallel" not in batch else (batch["calls"], batch["max_parallel"])
