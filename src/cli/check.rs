@@ -6,7 +6,7 @@ use super::{CheckArgs, SpecArg};
 use crate::check::gate::ExpectationsFile;
 use crate::check::regressions::{self, FileRegressions, NoRegressions, Regressions};
 use crate::check::{self, Checked, Context, Undefined};
-use crate::judge::{CaseResult, Judge};
+use crate::judge::Judge;
 use crate::process::Limits;
 use crate::report::{self, Palette, Report};
 use crate::runner::Settings;
@@ -14,13 +14,12 @@ use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
 use crate::subject::environment::EnvPolicy;
 use std::io::{IsTerminal, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What stops a check before, or after, the implementation runs: bad input (exit 2) or a
 /// report that cannot be written (exit 3).
 #[derive(Debug, thiserror::Error)]
-enum CheckError {
+pub(super) enum CheckError {
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
     #[error("--requirement {0}: no such requirement (see spec/SPEC.md or `parcall spec list`)")]
@@ -91,7 +90,7 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
     }
     let mut unwritten = false;
     for target in &args.report {
-        if let Err(error) = write_report_file(&report, target) {
+        if let Err(error) = super::report_file::write(&report, target) {
             say!("error: {error}");
             unwritten = true;
         }
@@ -112,65 +111,6 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
     // a `--spec` export of 10,000 generated cases (150 MB) it took a third of a second.
     std::mem::forget(plan.spec);
     Ok(code)
-}
-
-/// Writes one `--report FORMAT=PATH`, uncoloured, through a temporary file beside it and
-/// a rename, so a reader never sees half a report. A special file (a FIFO, the step
-/// summary's file on some runners) is written in place.
-fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<(), CheckError> {
-    let path = &target.path;
-    let fail = |source: std::io::Error| CheckError::WriteReport {
-        path: path.display().to_string(),
-        source,
-    };
-    let mut text = Vec::new();
-    report::write(report, target.format, Palette::plain(), &mut text).map_err(fail)?;
-    let regular = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
-    if !regular {
-        // Without blocking: a FIFO planted at the path with no reader is an error (ENXIO),
-        // never a hang.
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(fail)?;
-        // Opened, it has a reader: from here writes wait for it, as a reader slower than
-        // the report is long (`| (sleep 3; wc -c)`) once got EAGAIN and a correct run exit
-        // 3. A reader that leaves early is not a failure, as on stdout.
-        set_blocking(&file).map_err(fail)?;
-        return super::written(file.write_all(&text)).map_err(fail);
-    }
-    let directory = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(fail)?;
-    temporary.write_all(&text).map_err(fail)?;
-    // A report is for everyone who reads the build, not only its owner (temporary files
-    // are created 0600).
-    let readable = std::fs::Permissions::from_mode(0o644);
-    temporary
-        .as_file()
-        .set_permissions(readable)
-        .map_err(fail)?;
-    temporary.persist(path).map(drop).map_err(|e| fail(e.error))
-}
-
-/// Clears `O_NONBLOCK` on an open file.
-fn set_blocking(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let fd = file.as_raw_fd();
-    // SAFETY: fcntl on a descriptor this function borrows for the call.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: the same open descriptor, still borrowed; F_SETFL changes only its flags.
-    if unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// Applies (or first rewrites, with `--update-expectations`) the expectations file, as it
@@ -340,10 +280,10 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         ..check::Plan::new(&plan.spec, &plan.cases, &judge)
     };
     let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
-    let mut progress = Progress::on_terminal(expected_total);
+    let mut progress = super::progress::Progress::on_terminal(expected_total);
     let observer = progress.as_mut().map(|p| p as &mut dyn check::Observer);
     let mut checked = check::run_process(&plan.prepared.launch, &check_plan, observer);
-    clear_progress();
+    super::progress::clear();
     let mut notes = std::mem::take(&mut checked.notes);
     notes.extend(save_failures(args, &checked.generated));
     Outcome { checked, notes }
@@ -365,48 +305,6 @@ fn save_failures(args: &CheckArgs, generated: &[crate::fuzz::Summary]) -> Vec<St
             },
         )
         .collect()
-}
-
-/// A progress line on stderr, redrawn at most every 100 ms.
-struct Progress {
-    total: usize,
-    done: usize,
-    last: Instant,
-}
-
-impl Progress {
-    /// A progress line for `total` cases, when stderr is a terminal.
-    fn on_terminal(total: usize) -> Option<Progress> {
-        std::io::stderr().is_terminal().then(|| Progress {
-            total,
-            done: 0,
-            last: Instant::now() - Duration::from_secs(1),
-        })
-    }
-}
-
-impl check::Observer for Progress {
-    fn case_judged(&mut self, _: &CaseResult) {
-        self.done += 1;
-        if self.last.elapsed() >= Duration::from_millis(100) {
-            self.last = Instant::now();
-            let width = 30;
-            let filled = (self.done * width / self.total.max(1)).min(width);
-            say_partly!(
-                "\r[{}{}] {}/{} cases",
-                "=".repeat(filled),
-                " ".repeat(width - filled),
-                self.done,
-                self.total
-            );
-        }
-    }
-}
-
-fn clear_progress() {
-    if std::io::stderr().is_terminal() {
-        say_partly!("\r{}\r", " ".repeat(60));
-    }
 }
 
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {

@@ -5,6 +5,8 @@ mod check;
 pub mod exit;
 mod grade;
 mod mutate;
+mod progress;
+mod report_file;
 mod spec_cmd;
 pub mod values;
 
