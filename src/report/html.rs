@@ -4,9 +4,10 @@
 
 use super::diff::{alike, json_diff};
 use super::machine::failure_text;
-use super::model::{CaseReport, Detail, Report, Status, Verdict};
+use super::model::{CaseReport, Report, Status, Verdict};
 use super::palette::Palette;
 use crate::judge::OutcomeKind;
+use crate::judge::{Failure, Outcome};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -157,7 +158,7 @@ fn failures(page: &mut String, report: &Report) {
             requirements = escape(&super::model::charged(case).join(", ")),
             description = escape(&case.description)
         );
-        if let Some(Detail::WrongOutput {
+        if let Outcome::Fail(Failure::WrongOutput {
             expected, actual, ..
         }) = &case.detail
         {

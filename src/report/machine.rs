@@ -1,7 +1,8 @@
 //! The reports machines read: JSON (the [`Report`] itself), JUnit XML and TAP 14.
 
-use super::model::{CaseReport, Detail, Report, Status};
+use super::model::{CaseReport, Report, Status};
 use crate::json::{dumps, Style};
+use crate::judge::{Failure, Outcome};
 use std::io::{self, Write};
 
 /// `--format json`: the report as one JSON document.
@@ -17,16 +18,14 @@ pub fn failure_text(case: &CaseReport) -> String {
         ..Style::PYTHON
     };
     let mut text = match &case.detail {
-        None => String::new(),
-        Some(Detail::WrongOutput {
+        Outcome::Pass => String::new(),
+        Outcome::Fail(Failure::WrongOutput {
             batch,
-            pointers,
             expected,
             actual,
-            ..
         }) => format!(
             "batch {batch}: output differs at {}\nexpected: {}\nactual:   {}",
-            pointers
+            super::diff::differences(expected, actual)
                 .iter()
                 .map(|p| format!("'{p}'"))
                 .collect::<Vec<_>>()
@@ -34,11 +33,7 @@ pub fn failure_text(case: &CaseReport) -> String {
             dumps(expected, compact),
             dumps(actual, compact)
         ),
-        Some(Detail::WrongInvocations {
-            batch,
-            missing,
-            unexpected,
-        }) => {
+        Outcome::Fail(Failure::WrongInvocations { batch, diff }) => {
             let list = |values: &[crate::json::Value]| {
                 values
                     .iter()
@@ -48,19 +43,23 @@ pub fn failure_text(case: &CaseReport) -> String {
             };
             format!(
                 "batch {batch}: wrong invocations\nmissing: [{}]\nunexpected: [{}]",
-                list(missing),
-                list(unexpected)
+                list(&diff.missing),
+                list(&diff.unexpected)
             )
         }
-        Some(Detail::Exception {
+        Outcome::Fail(Failure::Exception {
             batch,
             message,
             traceback,
         }) => format!("batch {batch}: raised {message}\n{traceback}"),
-        Some(Detail::Timeout { seconds }) => format!("no answer within {seconds:.1}s"),
-        Some(Detail::Crash { message } | Detail::Protocol { message }) => message.clone(),
-        Some(Detail::NotImplemented) => "the implementation does not define this function".into(),
-        Some(Detail::Skipped { reason }) => reason.clone(),
+        Outcome::Fail(Failure::Timeout { seconds }) => format!("no answer within {seconds:.1}s"),
+        Outcome::Fail(Failure::Crash { message } | Failure::Protocol { message }) => {
+            message.clone()
+        }
+        Outcome::Fail(Failure::NotImplemented) => {
+            "the implementation does not define this function".into()
+        }
+        Outcome::Skipped { reason } => reason.clone(),
     };
     let diagnoses: Vec<String> = case
         .charges

@@ -9,13 +9,14 @@ pub mod html;
 mod human;
 mod machine;
 mod model;
+mod outcome_json;
 mod palette;
 
 pub use crate::judge::GeneratedTally;
 pub use machine::failure_text;
 pub use model::{
-    batch_input, CaseReport, Context, Detail, GeneratedReport, Report, RequirementSummary, Status,
-    Summary, Verdict, REPORT_VERSION,
+    batch_input, CaseReport, Context, GeneratedReport, Report, RequirementSummary, Status, Summary,
+    Verdict, REPORT_VERSION,
 };
 pub use palette::{ColorChoice, Palette};
 

@@ -168,7 +168,11 @@ pub struct CaseReport {
     /// when it passed.
     pub charges: Vec<Charge>,
     /// Details of a failure or a skip; absent when the case passed.
-    pub detail: Option<Detail>,
+    // The judge's own outcome, written in the report's shape by `outcome_json` (a doc
+    // comment here would change the published schema's description).
+    #[serde(serialize_with = "super::outcome_json::detail")]
+    #[schemars(with = "Option<Outcome>")]
+    pub detail: Outcome,
     /// The arguments of the batch that failed: `calls` and `max_parallel`
     /// (`execute_tool_calls`) or `tools` and `calls` (`run_parallel_calls`).
     pub input: Option<Value>,
@@ -244,46 +248,6 @@ impl Summary {
         }
         summary
     }
-}
-
-/// The facts behind an outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Detail {
-    WrongOutput {
-        batch: usize,
-        /// JSON Pointer of the first difference in the output.
-        pointer: String,
-        /// Every differing JSON Pointer, in message order (`tool_call_id` before `content`).
-        pointers: Vec<String>,
-        expected: Value,
-        actual: Value,
-    },
-    WrongInvocations {
-        batch: usize,
-        /// Expected invocations that did not happen (repeated as often as missing).
-        missing: Vec<Value>,
-        /// Invocations that happened but were not expected.
-        unexpected: Vec<Value>,
-    },
-    Exception {
-        batch: usize,
-        message: String,
-        traceback: String,
-    },
-    Timeout {
-        seconds: f64,
-    },
-    Crash {
-        message: String,
-    },
-    Protocol {
-        message: String,
-    },
-    NotImplemented,
-    Skipped {
-        reason: String,
-    },
 }
 
 /// What the report needs besides the run.
@@ -532,7 +496,7 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
         charges: result.blame.charges.clone(),
         expected_failure: false,
         expected_reason: None,
-        detail: detail(&result.outcome),
+        detail: result.outcome.clone(),
         input: failed_batch(&result.outcome).and_then(|batch| batch_input(&case.case, batch)),
         inputs: failed_batch(&result.outcome)
             .map(|last| {
@@ -553,53 +517,6 @@ fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseReport {
             ),
         },
     }
-}
-
-fn detail(outcome: &Outcome) -> Option<Detail> {
-    let failure = match outcome {
-        Outcome::Pass => return None,
-        Outcome::Skipped { reason } => {
-            return Some(Detail::Skipped {
-                reason: reason.clone(),
-            })
-        }
-        Outcome::Fail(failure) => failure,
-    };
-    Some(match failure {
-        Failure::WrongOutput {
-            batch,
-            expected,
-            actual,
-        } => Detail::WrongOutput {
-            batch: *batch,
-            pointer: super::diff::first_difference(expected, actual).unwrap_or_default(),
-            pointers: super::diff::differences(expected, actual),
-            expected: expected.clone(),
-            actual: actual.clone(),
-        },
-        Failure::WrongInvocations { batch, diff } => Detail::WrongInvocations {
-            batch: *batch,
-            missing: diff.missing.clone(),
-            unexpected: diff.unexpected.clone(),
-        },
-        Failure::Exception {
-            batch,
-            message,
-            traceback,
-        } => Detail::Exception {
-            batch: *batch,
-            message: message.clone(),
-            traceback: traceback.clone(),
-        },
-        Failure::Timeout { seconds } => Detail::Timeout { seconds: *seconds },
-        Failure::Crash { message } => Detail::Crash {
-            message: message.clone(),
-        },
-        Failure::Protocol { message } => Detail::Protocol {
-            message: message.clone(),
-        },
-        Failure::NotImplemented => Detail::NotImplemented,
-    })
 }
 
 /// The 1-based batch a failure is about, when it is about one.
