@@ -62,9 +62,19 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     for note in &outcome.notes {
         say!("parcall: {}", crate::text::terminal::line(note));
     }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let annotations = report::AnnotationPaths::new(
+        args.annotation_root.as_deref(),
+        args.spec.spec.is_some(),
+        &cwd,
+    );
+    let options = report::Options {
+        annotations,
+        ..report::Options::now(&report, Palette::plain())
+    };
     let mut unwritten = false;
     for target in &args.report {
-        if let Err(error) = write_report_file(&report, target) {
+        if let Err(error) = write_report_file(&report, target, &options) {
             say!("error: {error}");
             unwritten = true;
         }
@@ -73,7 +83,13 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
     let palette = Palette::for_stream(args.color, stdout.is_terminal());
     let mut out = stdout.lock();
     super::written(
-        report::write(&report, args.format, palette, &mut out).and_then(|()| out.flush()),
+        report::write_with(
+            &report,
+            args.format,
+            &report::Options { palette, ..options },
+            &mut out,
+        )
+        .and_then(|()| out.flush()),
     )?;
     let code = match report.verdict {
         _ if unwritten => exit::INCOMPLETE,
@@ -90,11 +106,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<i32> {
 /// Writes one `--report FORMAT=PATH`, uncoloured, through a temporary file beside it and
 /// a rename, so a reader never sees half a report. A special file (a FIFO, the step
 /// summary's file on some runners) is written in place.
-fn write_report_file(report: &Report, target: &super::ReportTarget) -> Result<(), String> {
+fn write_report_file(
+    report: &Report,
+    target: &super::ReportTarget,
+    options: &report::Options,
+) -> Result<(), String> {
     let path = &target.path;
     let fail = |e: std::io::Error| format!("{}: cannot write the report: {e}", path.display());
     let mut text = Vec::new();
-    report::write(report, target.format, Palette::plain(), &mut text).map_err(fail)?;
+    report::write_with(report, target.format, options, &mut text).map_err(fail)?;
     let regular = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
     if !regular {
         // Without blocking: a FIFO planted at the path with no reader is an error (ENXIO),

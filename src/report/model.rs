@@ -530,6 +530,12 @@ fn failed_batch(outcome: &Outcome) -> Option<usize> {
     }
 }
 
+/// An unsigned integer, exactly.
+fn unsigned(value: u64) -> crate::json::Int {
+    crate::json::Int::from_literal(itoa::Buffer::new().format(value))
+        .expect("the decimal text of a u64 is an integer literal")
+}
+
 /// The arguments of batch `batch` (1-based) of a case, as an object.
 pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
     use crate::json::Object;
@@ -539,7 +545,8 @@ pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
             let b = c.batches.get(batch.checked_sub(1)?)?;
             input.insert("calls".into(), b.calls.clone());
             if let Some(limit) = b.max_parallel {
-                input.insert("max_parallel".into(), Value::Int((limit as i64).into()));
+                // Any u64 is in the domain: a cast to i64 showed 2^64 - 1 as -1.
+                input.insert("max_parallel".into(), Value::Int(unsigned(limit)));
             }
         }
         crate::spec::Case::Dedup(c) => {
@@ -552,4 +559,33 @@ pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
         }
     }
     Some(Value::from(input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits an implementer debugging 64-bit overflow needs to read exactly.
+    #[test]
+    fn max_parallel_keeps_every_u64_exact() {
+        for limit in [0, i64::MAX as u64, 1 << 63, u64::MAX] {
+            let case = crate::spec::Case::Exec(crate::spec::ExecCase {
+                id: "x".into(),
+                description: String::new(),
+                requirements: Vec::new(),
+                dispatch: Default::default(),
+                batches: vec![crate::spec::ExecBatch {
+                    calls: Value::List(Vec::new()),
+                    max_parallel: Some(limit),
+                    expected: Value::List(Vec::new()),
+                    invocations: Vec::new(),
+                }],
+            });
+            let input = batch_input(&case, 1).unwrap();
+            assert_eq!(
+                crate::json::dumps(&input, crate::json::Style::PYTHON),
+                format!(r#"{{"calls": [], "max_parallel": {limit}}}"#)
+            );
+        }
+    }
 }
