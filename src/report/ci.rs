@@ -219,7 +219,7 @@ fn requirement_annotation(
     }
     message.push_str(&format!("{}\n{}", case.description, failure_text(case)));
     let others = if count > 1 {
-        format!(" (and {} more cases)", count - 1)
+        format!(" (and {} more)", count - 1)
     } else {
         String::new()
     };
