@@ -58,22 +58,6 @@ fn every_yaml_and_json_block_in_the_docs_parses() {
     assert!(checked >= 2, "only {checked} blocks found");
 }
 
-#[test]
-fn the_readme_workflow_is_one_step_that_writes_every_report() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let (_, workflow) = blocks(&readme, "yaml").remove(0);
-    let docs = yaml_rust2::YamlLoader::load_from_str(&workflow).unwrap();
-    let steps = docs[0]["jobs"]["conformance"]["steps"].as_vec().unwrap();
-    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
-    let checks: Vec<&&str> = runs
-        .iter()
-        .filter(|r| r.contains("parcall check"))
-        .collect();
-    assert_eq!(checks.len(), 1, "{runs:?}");
-    assert!(checks[0].contains("--report markdown=\"$GITHUB_STEP_SUMMARY\""));
-    assert!(checks[0].contains("--format github"));
-}
-
 /// A JavaScript module that knowingly deviates, with its expectations file: a gated run
 /// that passes, with expected failures.
 #[test]

@@ -13,6 +13,7 @@ mod common;
 mod check_hostile;
 mod ci_gating;
 mod ci_recipes;
+mod ci_workflow;
 mod cli_check;
 mod cpython_differential;
 mod edge_cases;
