@@ -9,8 +9,9 @@ use common::{fresh_regressions, mkfifo, parcall, root, stdout, temp_dir};
 use std::path::Path;
 use std::process::Command;
 
-const DOCS: [&str; 4] = [
+const DOCS: [&str; 5] = [
     "README.md",
+    "docs/ci.md",
     "conformance/PROTOCOL.md",
     "spec/SPEC.md",
     "BENCHMARKS.md",
