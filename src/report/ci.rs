@@ -118,7 +118,7 @@ pub fn github(report: &Report, paths: &AnnotationPaths, out: &mut dyn Write) -> 
         .into_iter()
         .map(|problem| Annotation {
             file: None,
-            title: format!("parcall: {}", problem.kind),
+            title: format!("parcall: {}", problem.kind()),
             message: problem.message,
         })
         .collect();
@@ -278,7 +278,7 @@ pub fn markdown(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "| passed | failed | expected failures | skipped |\n| --- | --- | --- | --- |\n| {} | {} | {} | {} |\n", s.passed, s.failed, s.expected_failures, s.skipped)?;
     let problems = run_problems(report);
     for problem in &problems {
-        writeln!(out, "- **{}:** {}", problem.kind, cell(&problem.message))?;
+        writeln!(out, "- **{}:** {}", problem.kind(), cell(&problem.message))?;
     }
     if !problems.is_empty() {
         writeln!(out)?;

@@ -89,11 +89,11 @@ impl<'a> Suite<'a> {
         for (index, problem) in problems.iter().enumerate() {
             // Several expectation problems share a name: number them so every test case
             // is one entry in a CI's list.
-            let same = problems.iter().filter(|p| p.name == problem.name).count();
+            let same = problems.iter().filter(|p| p.cause == problem.cause).count();
             let name = if same > 1 {
-                format!("{} {}", problem.name, index + 1)
+                format!("{} {}", problem.name(), index + 1)
             } else {
-                problem.name.to_owned()
+                problem.name().to_owned()
             };
             let element = match problem.severity {
                 Severity::Failure => "failure",
@@ -103,7 +103,7 @@ impl<'a> Suite<'a> {
             let body = format!(
                 "<{element} message=\"{}\" type=\"{}\">{}</{element}>",
                 attribute(&headline),
-                attribute(problem.kind),
+                attribute(problem.kind()),
                 text(&problem.message)
             );
             suite.push(&name, "parcall.run", 0.0, Some(body));

@@ -48,10 +48,14 @@ pub(crate) fn tap(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "not ok {number} - {}: {}",
-            problem.name,
+            problem.name(),
             description(&headline)
         )?;
-        diagnostics(&[("kind", problem.kind.to_owned())], &problem.message, out)?;
+        diagnostics(
+            &[("kind", problem.kind().to_owned())],
+            &problem.message,
+            out,
+        )?;
     }
     let summary = &report.summary;
     writeln!(
