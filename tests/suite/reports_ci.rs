@@ -49,10 +49,15 @@ fn check(args: &[&str]) -> Reports {
     }
 }
 
-/// A program on PATH, or a note that the check it does is skipped here (CI installs it).
+/// A program on PATH, or a note that the check it does is skipped here. `.ci/run` sets
+/// `PARCALL_REQUIRE_CONSUMERS`, so in CI a missing consumer fails instead of skipping.
 fn have(program: &str, version_flag: &str) -> bool {
     let found = Command::new(program).arg(version_flag).output().is_ok();
     if !found {
+        assert!(
+            std::env::var_os("PARCALL_REQUIRE_CONSUMERS").is_none(),
+            "`{program}` is required to read the reports as a CI does"
+        );
         eprintln!("skipped a check: no `{program}` on this machine");
     }
     found
