@@ -257,7 +257,7 @@ pub(super) fn case_report(result: &CaseResult, context: &Context<'_>) -> CaseRep
         charges: result.blame.charges.clone(),
         expected_failure: false,
         expected_reason: None,
-        detail: report::detail(&result.outcome),
+        detail: result.outcome.clone(),
         input: report::failed_batch(&result.outcome)
             .and_then(|batch| report::batch_input(&case.case, batch)),
         inputs: report::failed_batch(&result.outcome)

@@ -88,9 +88,19 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
     for note in &outcome.notes {
         say!("parcall: {}", crate::text::terminal::line(note));
     }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let annotations = report::AnnotationPaths::new(
+        args.annotation_root.as_deref(),
+        args.spec.spec.is_some(),
+        &cwd,
+    );
+    let options = report::Options {
+        annotations,
+        ..report::Options::now(&report, Palette::plain())
+    };
     let mut unwritten = false;
     for target in &args.report {
-        if let Err(error) = super::report_file::write(&report, target) {
+        if let Err(error) = super::report_file::write(&report, target, &options) {
             say!("error: {error}");
             unwritten = true;
         }
@@ -99,7 +109,13 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
     let palette = Palette::for_stream(args.color, stdout.is_terminal());
     let mut out = stdout.lock();
     super::written(
-        report::write(&report, args.format, palette, &mut out).and_then(|()| out.flush()),
+        report::write_with(
+            &report,
+            args.format,
+            &report::Options { palette, ..options },
+            &mut out,
+        )
+        .and_then(|()| out.flush()),
     )?;
     let code = match report.verdict {
         _ if unwritten => exit::INCOMPLETE,

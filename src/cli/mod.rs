@@ -154,6 +154,12 @@ pub struct CheckArgs {
     /// example `--report junit=parcall.xml --report markdown="$GITHUB_STEP_SUMMARY"`.
     #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report_target)]
     pub report: Vec<ReportTarget>,
+    /// The root of the repository the workflow runs in, for `--format github`: annotations
+    /// name the case files of a `--spec` folder relative to it (default: the current
+    /// folder). Cases of the built-in spec are no file of that repository: their
+    /// annotations name the case and parcall's file in the message instead.
+    #[arg(long, value_name = "DIR")]
+    pub annotation_root: Option<PathBuf>,
     /// Seconds one case may take.
     #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
     pub timeout: Duration,

@@ -1,21 +1,25 @@
 //! `--report FORMAT=PATH`: a report written beside the one on stdout, whole or not at all.
 
 use super::check::CheckError;
-use crate::report::{self, Palette, Report};
+use crate::report::{self, Report};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 
 /// Writes one `--report FORMAT=PATH`, uncoloured, through a temporary file beside it and
 /// a rename, so a reader never sees half a report. A special file (a FIFO, the step
 /// summary's file on some runners) is written in place.
-pub(super) fn write(report: &Report, target: &super::ReportTarget) -> Result<(), CheckError> {
+pub(super) fn write(
+    report: &Report,
+    target: &super::ReportTarget,
+    options: &report::Options,
+) -> Result<(), CheckError> {
     let path = &target.path;
     let fail = |source: std::io::Error| CheckError::WriteReport {
         path: path.display().to_string(),
         source,
     };
     let mut text = Vec::new();
-    report::write(report, target.format, Palette::plain(), &mut text).map_err(fail)?;
+    report::write_with(report, target.format, options, &mut text).map_err(fail)?;
     let regular = std::fs::symlink_metadata(path).map_or(true, |m| m.is_file());
     if !regular {
         // Without blocking: a FIFO planted at the path with no reader is an error (ENXIO),

@@ -5,7 +5,8 @@
 use super::rubric::RequirementScore;
 use super::Graded;
 use crate::judge::OutcomeKind;
-use crate::report::{CaseReport, Detail};
+use crate::judge::{Failure, Outcome};
+use crate::report::CaseReport;
 use crate::text::{spreadsheet, terminal};
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -114,29 +115,23 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
         let _ = writeln!(text, "{label} {}", crate::json::dumps(input, compact));
     }
     match &case.detail {
-        Some(Detail::WrongOutput {
-            pointers,
-            expected,
-            actual,
-            ..
+        Outcome::Fail(Failure::WrongOutput {
+            expected, actual, ..
         }) => {
+            let pointers = crate::report::diff::differences(expected, actual);
             let _ = writeln!(text, "differs at: {}", pointers.join(", "));
             let _ = writeln!(text, "expected: {}", crate::json::dumps(expected, compact));
             let _ = writeln!(text, "actual:   {}", crate::json::dumps(actual, compact));
         }
-        Some(Detail::WrongInvocations {
-            missing,
-            unexpected,
-            ..
-        }) => {
-            for value in missing {
+        Outcome::Fail(Failure::WrongInvocations { diff, .. }) => {
+            for value in &diff.missing {
                 let _ = writeln!(
                     text,
                     "missing invocation:    {}",
                     crate::json::dumps(value, compact)
                 );
             }
-            for value in unexpected {
+            for value in &diff.unexpected {
                 let _ = writeln!(
                     text,
                     "unexpected invocation: {}",
@@ -144,16 +139,16 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
                 );
             }
         }
-        Some(Detail::Exception { message, .. }) => {
+        Outcome::Fail(Failure::Exception { message, .. }) => {
             let _ = writeln!(text, "your function raised: {message}");
         }
-        Some(Detail::Timeout { seconds }) => {
+        Outcome::Fail(Failure::Timeout { seconds }) => {
             let _ = writeln!(
                 text,
                 "no answer within {seconds:.1}s (an infinite loop, or a deadlock?)"
             );
         }
-        Some(Detail::Crash { message } | Detail::Protocol { message }) => {
+        Outcome::Fail(Failure::Crash { message } | Failure::Protocol { message }) => {
             let _ = writeln!(text, "{message}");
         }
         _ => {}

@@ -4,9 +4,10 @@
 
 use super::diff::{alike, json_diff};
 use super::machine::failure_text;
-use super::model::{CaseReport, Detail, Report, Status, Verdict};
+use super::model::{CaseReport, Report, Status, Verdict};
 use super::palette::Palette;
 use crate::judge::OutcomeKind;
+use crate::judge::{Failure, Outcome};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -97,6 +98,19 @@ fn summary(page: &mut String, report: &Report) {
             escape(error)
         );
     }
+    // The error is shown above; the run's other problems (expectations, cases not run)
+    // are why a page without failing cases can still say "does not conform".
+    let problems: Vec<_> = super::verdict::run_problems(report)
+        .into_iter()
+        .filter(|p| !p.cause.is_the_error())
+        .collect();
+    if !problems.is_empty() {
+        page.push_str("<h2>Problems of the run</h2><ul id=\"problems\">");
+        for problem in problems {
+            let _ = write!(page, "<li class=\"fail\">{}</li>", escape(&problem.message));
+        }
+        page.push_str("</ul>");
+    }
 }
 
 /// Rows: requirements; columns: outcomes; cells: how many of the requirement's cases
@@ -157,7 +171,7 @@ fn failures(page: &mut String, report: &Report) {
             requirements = escape(&super::model::charged(case).join(", ")),
             description = escape(&case.description)
         );
-        if let Some(Detail::WrongOutput {
+        if let Outcome::Fail(Failure::WrongOutput {
             expected, actual, ..
         }) = &case.detail
         {

@@ -7,9 +7,10 @@
 //! texts, `text` for multi-line ones. Only the palette writes escape sequences.
 
 use super::diff::{alike, json_diff};
-use super::model::{CaseReport, Detail, Report, Status};
+use super::model::{CaseReport, Report, Status};
 use super::palette::Palette;
 use crate::json::{dumps, Style, Value};
+use crate::judge::{Failure, Outcome};
 use crate::text::terminal::{line, multiline as text};
 use std::io::{self, Write};
 
@@ -196,10 +197,10 @@ fn failure(
     }
     if let Some(Value::Object(input)) = &case.input {
         let batch = match &case.detail {
-            Some(
-                Detail::WrongOutput { batch, .. }
-                | Detail::WrongInvocations { batch, .. }
-                | Detail::Exception { batch, .. },
+            Outcome::Fail(
+                Failure::WrongOutput { batch, .. }
+                | Failure::WrongInvocations { batch, .. }
+                | Failure::Exception { batch, .. },
             ) => *batch,
             _ => 1,
         };
@@ -208,9 +209,7 @@ fn failure(
             writeln!(out, "  {}: {}", line(name), line(&dumps(value, COMPACT)))?;
         }
     }
-    if let Some(detail) = &case.detail {
-        explain(detail, palette, out)?;
-    }
+    explain(&case.detail, palette, out)?;
     if !case.printed.trim().is_empty() {
         let printed = text(case.printed.trim_end());
         writeln!(out, "printed:\n{}", indent(&printed, "  "))?;
@@ -225,9 +224,15 @@ fn failure(
     writeln!(out, "{} {}", palette.dim("rerun:"), line(&case.rerun))
 }
 
-fn explain(detail: &Detail, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
-    match detail {
-        Detail::WrongOutput { pointers, expected, actual, .. } => {
+fn explain(detail: &Outcome, palette: Palette, out: &mut dyn Write) -> io::Result<()> {
+    let failure = match detail {
+        Outcome::Pass => return Ok(()),
+        Outcome::Skipped { reason } => return writeln!(out, "{}", text(reason)),
+        Outcome::Fail(failure) => failure,
+    };
+    match failure {
+        Failure::WrongOutput { expected, actual, .. } => {
+            let pointers = super::diff::differences(expected, actual);
             let name = |p: &String| if p.is_empty() { "the top level".to_owned() } else { line(p).into_owned() };
             let mut at = pointers.iter().take(8).map(name).collect::<Vec<_>>().join(", ");
             if pointers.len() > 8 {
@@ -241,28 +246,27 @@ fn explain(detail: &Detail, palette: Palette, out: &mut dyn Write) -> io::Result
                 writeln!(out, "  actual:   {}", line(&dumps(actual, COMPACT)))
             }
         }
-        Detail::WrongInvocations { missing, unexpected, .. } => {
+        Failure::WrongInvocations { diff, .. } => {
             writeln!(out, "the output is right, but the tools were not invoked as required:")?;
-            for value in missing {
+            for value in &diff.missing {
                 writeln!(out, "  {} {}", palette.removed("missing:   "), line(&dumps(value, COMPACT)))?;
             }
-            for value in unexpected {
+            for value in &diff.unexpected {
                 writeln!(out, "  {} {}", palette.added("unexpected:"), line(&dumps(value, COMPACT)))?;
             }
             Ok(())
         }
-        Detail::Exception { message, traceback, .. } => {
+        Failure::Exception { message, traceback, .. } => {
             writeln!(out, "the function raised:")?;
             if !traceback.trim().is_empty() {
                 writeln!(out, "{}", indent(&text(traceback.trim_end()), "  "))?;
             }
             writeln!(out, "  {}", palette.fail(text(message)))
         }
-        Detail::Timeout { seconds } => writeln!(out, "no answer within {seconds:.1}s (an infinite loop, or a deadlock?); the process was killed and restarted"),
-        Detail::Crash { message } => writeln!(out, "{}; the process was restarted", text(message)),
-        Detail::Protocol { message } => writeln!(out, "protocol error: {}", text(message)),
-        Detail::NotImplemented => writeln!(out, "the implementation does not define this function"),
-        Detail::Skipped { reason } => writeln!(out, "{}", text(reason)),
+        Failure::Timeout { seconds } => writeln!(out, "no answer within {seconds:.1}s (an infinite loop, or a deadlock?); the process was killed and restarted"),
+        Failure::Crash { message } => writeln!(out, "{}; the process was restarted", text(message)),
+        Failure::Protocol { message } => writeln!(out, "protocol error: {}", text(message)),
+        Failure::NotImplemented => writeln!(out, "the implementation does not define this function"),
     }
 }
 
@@ -276,7 +280,7 @@ fn skipped(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result
         return Ok(());
     };
     let reason = match &first.detail {
-        Some(Detail::Skipped { reason }) => reason.as_str(),
+        Outcome::Skipped { reason } => reason.as_str(),
         _ => "",
     };
     writeln!(

@@ -5,15 +5,22 @@ mod ci;
 pub mod diff;
 pub mod html;
 mod human;
+mod junit;
 mod machine;
 mod model;
+mod outcome_json;
 mod palette;
+mod stamp;
+mod tap;
+mod verdict;
 
 pub use crate::judge::GeneratedTally;
+pub use ci::{AnnotationPaths, MAX_ERROR_ANNOTATIONS};
+pub use junit::Stamp;
 pub use machine::failure_text;
 pub use model::{
-    batch_input, charged, detail, failed_batch, CaseLocation, CaseReport, Detail, GeneratedReport,
-    Report, RequirementSummary, Status, Summary, Verdict, REPORT_VERSION,
+    batch_input, charged, failed_batch, CaseLocation, CaseReport, GeneratedReport, Report,
+    RequirementSummary, Status, Summary, Verdict, REPORT_VERSION,
 };
 pub use palette::{ColorChoice, Palette};
 
@@ -29,10 +36,11 @@ pub enum Format {
     Json,
     /// JUnit XML, for CI systems.
     Junit,
-    /// TAP version 14.
+    /// TAP version 13, as `prove` and the other standard harnesses read it.
     Tap,
-    /// GitHub Actions workflow commands: an error annotation on each failing case's line
-    /// in its spec file.
+    /// GitHub Actions workflow commands: the run's problems, one error annotation per
+    /// broken requirement (on its case's line when the case file is in the repository),
+    /// at most ten errors in all, and a summary.
     Github,
     /// A Markdown summary, for `$GITHUB_STEP_SUMMARY` and the like.
     Markdown,
@@ -41,19 +49,49 @@ pub enum Format {
     Html,
 }
 
-/// Writes `report` in `format`.
+/// What some formats need besides the report: where annotations point, and when and where
+/// the run happened (JUnit).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub palette: Palette,
+    pub annotations: AnnotationPaths,
+    pub stamp: Stamp,
+}
+
+impl Options {
+    /// For a report written now, on this machine, with annotations that name no file.
+    pub fn now(report: &Report, palette: Palette) -> Options {
+        Options {
+            palette,
+            annotations: AnnotationPaths::default(),
+            stamp: stamp::now(report),
+        }
+    }
+}
+
+/// Writes `report` in `format`, with the defaults of [`Options::now`].
 pub fn write(
     report: &Report,
     format: Format,
     palette: Palette,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    write_with(report, format, &Options::now(report, palette), out)
+}
+
+/// Writes `report` in `format`.
+pub fn write_with(
+    report: &Report,
+    format: Format,
+    options: &Options,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match format {
-        Format::Human => human::render(report, palette, out),
+        Format::Human => human::render(report, options.palette, out),
         Format::Json => machine::json(report, out),
-        Format::Junit => machine::junit(report, out),
-        Format::Tap => machine::tap(report, out),
-        Format::Github => ci::github(report, out),
+        Format::Junit => junit::junit(report, &options.stamp, out),
+        Format::Tap => tap::tap(report, out),
+        Format::Github => ci::github(report, &options.annotations, out),
         Format::Markdown => ci::markdown(report, out),
         Format::Html => html::render(report, out),
     }
@@ -79,6 +117,9 @@ mod tests {
             ("report/human.rs", include_str!("human.rs")),
             ("report/machine.rs", include_str!("machine.rs")),
             ("report/ci.rs", include_str!("ci.rs")),
+            ("report/junit.rs", include_str!("junit.rs")),
+            ("report/tap.rs", include_str!("tap.rs")),
+            ("report/verdict.rs", include_str!("verdict.rs")),
             ("report/html.rs", include_str!("html.rs")),
             ("report/model.rs", include_str!("model.rs")),
             ("check/gate.rs", include_str!("../check/gate.rs")),

@@ -170,7 +170,11 @@ pub struct CaseReport {
     /// when it passed.
     pub charges: Vec<Charge>,
     /// Details of a failure or a skip; absent when the case passed.
-    pub detail: Option<Detail>,
+    // The judge's own outcome, written in the report's shape by `outcome_json` (a doc
+    // comment here would change the published schema's description).
+    #[serde(serialize_with = "super::outcome_json::detail")]
+    #[schemars(with = "Option<Outcome>")]
+    pub detail: Outcome,
     /// The arguments of the batch that failed: `calls` and `max_parallel`
     /// (`execute_tool_calls`) or `tools` and `calls` (`run_parallel_calls`).
     pub input: Option<Value>,
@@ -248,46 +252,6 @@ impl Summary {
     }
 }
 
-/// The facts behind an outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Detail {
-    WrongOutput {
-        batch: usize,
-        /// JSON Pointer of the first difference in the output.
-        pointer: String,
-        /// Every differing JSON Pointer, in message order (`tool_call_id` before `content`).
-        pointers: Vec<String>,
-        expected: Value,
-        actual: Value,
-    },
-    WrongInvocations {
-        batch: usize,
-        /// Expected invocations that did not happen (repeated as often as missing).
-        missing: Vec<Value>,
-        /// Invocations that happened but were not expected.
-        unexpected: Vec<Value>,
-    },
-    Exception {
-        batch: usize,
-        message: String,
-        traceback: String,
-    },
-    Timeout {
-        seconds: f64,
-    },
-    Crash {
-        message: String,
-    },
-    Protocol {
-        message: String,
-    },
-    NotImplemented,
-    Skipped {
-        reason: String,
-    },
-}
-
 /// The requirements a case is charged to, each once; its tags when it failed without a
 /// charge (a skip).
 pub fn charged(case: &CaseReport) -> Vec<String> {
@@ -303,54 +267,6 @@ pub fn charged(case: &CaseReport) -> Vec<String> {
     ids
 }
 
-/// The facts behind an outcome, as reports show them.
-pub fn detail(outcome: &Outcome) -> Option<Detail> {
-    let failure = match outcome {
-        Outcome::Pass => return None,
-        Outcome::Skipped { reason } => {
-            return Some(Detail::Skipped {
-                reason: reason.clone(),
-            })
-        }
-        Outcome::Fail(failure) => failure,
-    };
-    Some(match failure {
-        Failure::WrongOutput {
-            batch,
-            expected,
-            actual,
-        } => Detail::WrongOutput {
-            batch: *batch,
-            pointer: super::diff::first_difference(expected, actual).unwrap_or_default(),
-            pointers: super::diff::differences(expected, actual),
-            expected: expected.clone(),
-            actual: actual.clone(),
-        },
-        Failure::WrongInvocations { batch, diff } => Detail::WrongInvocations {
-            batch: *batch,
-            missing: diff.missing.clone(),
-            unexpected: diff.unexpected.clone(),
-        },
-        Failure::Exception {
-            batch,
-            message,
-            traceback,
-        } => Detail::Exception {
-            batch: *batch,
-            message: message.clone(),
-            traceback: traceback.clone(),
-        },
-        Failure::Timeout { seconds } => Detail::Timeout { seconds: *seconds },
-        Failure::Crash { message } => Detail::Crash {
-            message: message.clone(),
-        },
-        Failure::Protocol { message } => Detail::Protocol {
-            message: message.clone(),
-        },
-        Failure::NotImplemented => Detail::NotImplemented,
-    })
-}
-
 /// The 1-based batch a failure is about, when it is about one.
 pub fn failed_batch(outcome: &Outcome) -> Option<usize> {
     match outcome {
@@ -362,6 +278,12 @@ pub fn failed_batch(outcome: &Outcome) -> Option<usize> {
     }
 }
 
+/// An unsigned integer, exactly.
+fn unsigned(value: u64) -> crate::json::Int {
+    crate::json::Int::from_literal(itoa::Buffer::new().format(value))
+        .expect("the decimal text of a u64 is an integer literal")
+}
+
 /// The arguments of batch `batch` (1-based) of a case, as an object.
 pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
     use crate::json::Object;
@@ -371,7 +293,8 @@ pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
             let b = c.batches.get(batch.checked_sub(1)?)?;
             input.insert("calls".into(), b.calls.clone());
             if let Some(limit) = b.max_parallel {
-                input.insert("max_parallel".into(), Value::Int((limit as i64).into()));
+                // Any u64 is in the domain: a cast to i64 showed 2^64 - 1 as -1.
+                input.insert("max_parallel".into(), Value::Int(unsigned(limit)));
             }
         }
         crate::spec::Case::Dedup(c) => {
@@ -384,4 +307,33 @@ pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
         }
     }
     Some(Value::from(input))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits an implementer debugging 64-bit overflow needs to read exactly.
+    #[test]
+    fn max_parallel_keeps_every_u64_exact() {
+        for limit in [0, i64::MAX as u64, 1 << 63, u64::MAX] {
+            let case = crate::spec::Case::Exec(crate::spec::ExecCase {
+                id: "x".into(),
+                description: String::new(),
+                requirements: Vec::new(),
+                dispatch: Default::default(),
+                batches: vec![crate::spec::ExecBatch {
+                    calls: Value::List(Vec::new()),
+                    max_parallel: Some(limit),
+                    expected: Value::List(Vec::new()),
+                    invocations: Vec::new(),
+                }],
+            });
+            let input = batch_input(&case, 1).unwrap();
+            assert_eq!(
+                crate::json::dumps(&input, crate::json::Style::PYTHON),
+                format!(r#"{{"calls": [], "max_parallel": {limit}}}"#)
+            );
+        }
+    }
 }

@@ -169,12 +169,14 @@ fn ci_formats_point_at_the_failing_case() {
     let github = stdout(&parcall(&[
         "check", module, "--fuzz", "0", "--format", "github",
     ]));
+    // A built-in case is no file of the checked repository: the message names it.
     assert!(
-        github.contains("::error file=spec/cases/execute_tool_calls/limit.json,line="),
+        github
+            .contains("::case exec-limit-003 (parcall's spec/cases/execute_tool_calls/limit.json:"),
         "{github}"
     );
     assert!(
-        github.contains("title=parcall exec-limit-003 wrong output"),
+        github.contains("title=parcall%3A EXEC-LIMIT-ZERO broken in exec-limit-003 wrong output"),
         "{github}"
     );
     let markdown = stdout(&parcall(&[
@@ -185,7 +187,7 @@ fn ci_formats_point_at_the_failing_case() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("| `exec-limit-003` | wrong output | EXEC-LIMIT-ZERO |"),
+        markdown.contains("| exec-limit-003 | wrong output | EXEC-LIMIT-ZERO |"),
         "{markdown}"
     );
 }

@@ -1,15 +1,17 @@
 //! What CI users copy and read: every YAML and JSON block in the docs parses, one run writes
 //! several reports, expected failures look skipped in JUnit and TAP, annotations name the
-//! case's line wherever parcall runs, async entry points are awaited, and a runtime killed
-//! by the memory limit at start-up is told so.
+//! case's line when it is a file of the repository and the case otherwise, async entry
+//! points are awaited, and a runtime killed by the memory limit at start-up is told so.
 
 use crate::common;
 
 use common::{fresh_regressions, mkfifo, parcall, root, stdout, temp_dir};
+use std::path::Path;
 use std::process::Command;
 
-const DOCS: [&str; 4] = [
+const DOCS: [&str; 5] = [
     "README.md",
+    "docs/ci.md",
     "conformance/PROTOCOL.md",
     "spec/SPEC.md",
     "BENCHMARKS.md",
@@ -55,22 +57,6 @@ fn every_yaml_and_json_block_in_the_docs_parses() {
         }
     }
     assert!(checked >= 2, "only {checked} blocks found");
-}
-
-#[test]
-fn the_readme_workflow_is_one_step_that_writes_every_report() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let (_, workflow) = blocks(&readme, "yaml").remove(0);
-    let docs = yaml_rust2::YamlLoader::load_from_str(&workflow).unwrap();
-    let steps = docs[0]["jobs"]["conformance"]["steps"].as_vec().unwrap();
-    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
-    let checks: Vec<&&str> = runs
-        .iter()
-        .filter(|r| r.contains("parcall check"))
-        .collect();
-    assert_eq!(checks.len(), 1, "{runs:?}");
-    assert!(checks[0].contains("--report markdown=\"$GITHUB_STEP_SUMMARY\""));
-    assert!(checks[0].contains("--format github"));
 }
 
 /// A JavaScript module that knowingly deviates, with its expectations file: a gated run
@@ -138,42 +124,81 @@ fn a_bad_report_target_is_a_usage_error() {
     }
 }
 
-/// Annotations come from the built-in spec, so they name the file and line from any folder.
-#[test]
-fn github_annotations_name_the_case_line_from_any_folder() {
-    let elsewhere = temp_dir("annotations");
+/// The line of `id` in the built-in spec's `file`, 1-based.
+fn spec_line(file: &str, id: &str) -> usize {
+    let spec = std::fs::read_to_string(root().join("spec").join(file)).unwrap();
+    spec.lines()
+        .position(|l| l.contains(&format!("\"id\": \"{id}\"")))
+        .unwrap()
+        + 1
+}
+
+/// The `::error` line about `case` that `parcall check ARGS --format github` writes, run
+/// in `folder`.
+fn annotation(folder: &Path, args: &[&str], case: &str) -> String {
     let module = root().join("conformance/examples/python/broken/ids_zero_based.py");
     let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
-        .args([
-            "check",
-            module.to_str().unwrap(),
-            "--fuzz",
-            "0",
-            "--format",
-            "github",
-        ])
-        .current_dir(&elsewhere)
+        .arg("check")
+        .arg(&module)
+        .args(["--case", case, "--format", "github"])
+        .args(args)
+        .current_dir(folder)
         .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
         .output()
         .unwrap();
     let text = stdout(&output);
-    let line = text
-        .lines()
-        .find(|l| l.contains("exec-seed-002"))
-        .unwrap_or_else(|| panic!("{text}"));
-    let spec =
-        std::fs::read_to_string(root().join("spec/cases/execute_tool_calls/seed.json")).unwrap();
-    let expected = spec
-        .lines()
-        .position(|l| l.contains("\"id\": \"exec-seed-002\""))
-        .unwrap()
-        + 1;
-    assert!(
-        line.starts_with(&format!(
-            "::error file=spec/cases/execute_tool_calls/seed.json,line={expected},"
-        )),
-        "{line}"
+    text.lines()
+        .find(|l| l.starts_with("::error") && l.contains(case))
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_owned()
+}
+
+/// A case of the built-in spec is no file of the repository a workflow runs in: its
+/// annotation names no file (GitHub would point at one that does not exist) but the case
+/// and parcall's file and line, from any folder.
+#[test]
+fn built_in_cases_are_annotated_with_the_case_not_a_file() {
+    let elsewhere = temp_dir("annotations");
+    let line = annotation(&elsewhere, &[], "exec-seed-002");
+    assert!(!line.contains("file="), "{line}");
+    let place = format!(
+        "case exec-seed-002 (parcall's spec/cases/execute_tool_calls/seed.json:{})",
+        spec_line("cases/execute_tool_calls/seed.json", "exec-seed-002")
     );
+    assert!(line.contains(&place), "{line}");
+}
+
+/// The cases of a `--spec` folder in the repository are annotated on their line, by a path
+/// relative to the repository's root: the current folder, or `--annotation-root`.
+#[test]
+fn spec_folder_cases_are_annotated_relative_to_the_annotation_root() {
+    let repository = temp_dir("annotation-root");
+    common::copy_dir(&root().join("spec"), &repository.join("conformance-spec"));
+    std::fs::create_dir_all(repository.join("sub")).unwrap();
+    let expected = format!(
+        "::error file=conformance-spec/cases/execute_tool_calls/seed.json,line={},",
+        spec_line("cases/execute_tool_calls/seed.json", "exec-seed-002")
+    );
+    let at_root = annotation(
+        &repository,
+        &["--spec", "conformance-spec"],
+        "exec-seed-002",
+    );
+    assert!(at_root.starts_with(&expected), "{at_root}");
+    let below = annotation(
+        &repository.join("sub"),
+        &["--spec", "../conformance-spec", "--annotation-root", ".."],
+        "exec-seed-002",
+    );
+    assert!(below.starts_with(&expected), "{below}");
+    // A spec folder outside the root names no file, but the case.
+    let outside = annotation(
+        &repository.join("sub"),
+        &["--spec", "../conformance-spec", "--annotation-root", "."],
+        "exec-seed-002",
+    );
+    assert!(!outside.contains("file="), "{outside}");
+    assert!(outside.contains("case exec-seed-002"), "{outside}");
 }
 
 #[test]

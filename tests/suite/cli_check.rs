@@ -421,6 +421,7 @@ fn stable(text: &str) -> String {
         (r#""duration_ms": [0-9.e+-]+"#, r#""duration_ms": "[ms]""#),
         (r#"time="[0-9.]+""#, r#"time="[s]""#),
         (r#"timestamp="[^"]+""#, r#"timestamp="[t]""#),
+        (r#"hostname="[^"]+""#, r#"hostname="[host]""#),
         // PID namespace or subreaper, depending on what the machine allows.
         (r"containment: [^\n]+", "containment: [containment]"),
         (

@@ -183,7 +183,10 @@ mod tests {
             let whole = parse(&text[item.clone()]).unwrap();
             assert_eq!(parse_item(text, item.clone()).unwrap(), whole);
         }
-        assert_eq!(list_member(r#"{"cases": []}"#, "cases").unwrap().items, []);
+        assert!(list_member(r#"{"cases": []}"#, "cases")
+            .unwrap()
+            .items
+            .is_empty());
     }
 
     #[test]
