@@ -4,6 +4,7 @@
 //! drop, with a sweep for anything that escaped the group.
 
 pub mod contain;
+pub mod jail;
 mod reaper;
 mod tail;
 
