@@ -28,11 +28,6 @@ enum GradeError {
     Discover(#[from] DiscoverError),
     #[error("--shard {0}: expected I/N with 1 <= I <= N, like 2/8")]
     Shard(String),
-    #[error("{}: no such file or folder ({source})", .path.display())]
-    Missing {
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error("{}: cannot create: {source}", .path.display())]
     Out {
         path: PathBuf,
@@ -49,7 +44,7 @@ fn limits(args: &GradeArgs) -> Limits {
     Limits {
         memory_bytes: Some(args.memory_mib << 20),
         cpu_seconds: Some(args.cpu_seconds),
-        processes: Some(64),
+        processes: Some(crate::grade::sandbox::TASKS),
         file_bytes: Some(16 << 20),
         ..Limits::default()
     }
@@ -73,26 +68,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize), GradeError> {
         Some((i, n)) if n >= 1 && (1..=n).contains(&i) => Ok((i, n)),
         _ => Err(GradeError::Shard(text.to_owned())),
     }
-}
-
-/// The folders submissions must not see: every class folder (a single file's folder) and
-/// the results, canonical so a bare `alice.py` still hides its folder.
-fn hidden_paths(args: &GradeArgs) -> Result<Vec<PathBuf>, GradeError> {
-    let missing = |path: &PathBuf| {
-        let path = path.clone();
-        move |source| GradeError::Missing { path, source }
-    };
-    let mut hidden = Vec::new();
-    for path in &args.paths {
-        let path = std::fs::canonicalize(path).map_err(missing(path))?;
-        if path.is_dir() {
-            hidden.push(path);
-        } else if let Some(parent) = path.parent() {
-            hidden.push(parent.to_owned());
-        }
-    }
-    hidden.push(std::fs::canonicalize(&args.out).map_err(missing(&args.out))?);
-    Ok(hidden)
 }
 
 fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
@@ -122,15 +97,11 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         source,
     })?;
     let seed = args.seed.unwrap_or_else(super::check::fresh_seed);
-    let mut hidden = hidden_paths(args)?;
-    if let Some(spec_dir) = &args.spec.spec {
-        hidden.push(spec_dir.clone());
-    }
     let interpreters = Interpreters {
         python: args.python.clone(),
         node: args.node.clone(),
     };
-    let sandbox = Sandbox::new(hidden, interpreters, limits(args))?;
+    let sandbox = Sandbox::new(interpreters, limits(args))?;
     let mut grading = Grading {
         spec: &spec,
         functions,
@@ -319,7 +290,7 @@ pub fn doctor() -> anyhow::Result<i32> {
     let defaults = Limits {
         memory_bytes: Some(1024 << 20),
         cpu_seconds: Some(120),
-        processes: Some(64),
+        processes: Some(crate::grade::sandbox::TASKS),
         file_bytes: Some(16 << 20),
         ..Limits::default()
     };

@@ -143,7 +143,9 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     };
     layout::base(&mut builder).map_err(base_error)?;
     let mut argv = request.argv;
-    if let Some(name) = argv.first() {
+    // A relative path (`./run.sh`) is the implementation's own file, in its copy.
+    let own_file = |name: &Path| name.is_relative() && name.components().count() > 1;
+    if let Some(name) = argv.first().filter(|n| !own_file(n)) {
         let found = layout::resolve(name.as_os_str(), &request.path, &request.cwd_outside);
         if let Some(found) = found {
             let program = layout::program(&mut builder, &found)?;
