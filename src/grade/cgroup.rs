@@ -136,7 +136,10 @@ impl Cgroups {
         for parent in &self.parents {
             if self.version == Version::V2 {
                 // Only the root group may both hold processes and delegate controllers.
-                write(&parent.join("cgroup.subtree_control"), self.v2_controllers())?;
+                write(
+                    &parent.join("cgroup.subtree_control"),
+                    self.v2_controllers(),
+                )?;
             }
             let dir = parent.join(name);
             std::fs::create_dir(&dir)?;
@@ -148,7 +151,10 @@ impl Cgroups {
             cpu: self.cpu,
         };
         if self.version == Version::V2 {
-            write(&run.dirs[0].join("cgroup.subtree_control"), self.v2_controllers())?;
+            write(
+                &run.dirs[0].join("cgroup.subtree_control"),
+                self.v2_controllers(),
+            )?;
         }
         Ok(run)
     }
@@ -240,7 +246,10 @@ impl RunGroups {
                 let _ = write(&dir.join("memory.swap.max"), "0");
                 write(&dir.join("pids.max"), &pids.to_string())?;
                 if self.cpu {
-                    write(&dir.join("cpu.max"), &format!("{CPU_QUOTA_US} {CPU_PERIOD_US}"))?;
+                    write(
+                        &dir.join("cpu.max"),
+                        &format!("{CPU_QUOTA_US} {CPU_PERIOD_US}"),
+                    )?;
                 }
             }
             Version::V1 => {

@@ -30,44 +30,18 @@ pub struct Capabilities {
     pub cgroups: Result<Cgroups, CgroupError>,
 }
 
-/// Starts the smallest sandbox (a shell that exits at once); why it cannot start, if not.
+/// Starts the smallest sandbox; why it cannot start, if not.
 pub fn probe_jail() -> Result<(), String> {
-    let helper = jail::helper().ok_or("the parcall binary that runs the sandbox is not found")?;
     // SAFETY: geteuid(2) and getegid(2) take no argument and cannot fail.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    // As root, the probe runs under the last submission uid: no other run gives it to a
-    // submission for longer than a probe, and nothing it could leave outlives its namespace.
-    let (uid, gid) = if uid == 0 { (LAST_UID, LAST_UID) } else { (uid, gid) };
-    let plan = jail::assemble(jail::Request {
-        argv: ["/bin/sh", "-c", "exit 0"].map(Into::into).to_vec(),
-        path: "/usr/bin:/bin".into(),
-        cwd_outside: "/".into(),
-        cwd: "/".into(),
-        also: Vec::new(),
-        copies: Vec::new(),
-        uid,
-        gid,
-        scratch_bytes: 1 << 20,
-        cgroup_procs: Vec::new(),
-    })
-    .map_err(|e| e.to_string())?;
-    let output = Command::new(&helper)
-        .arg(jail::ENTRY)
-        .arg(serde_json::to_string(&plan).map_err(|e| e.to_string())?)
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", helper.display()))?;
-    if output.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    Err(stderr
-        .trim()
-        .trim_start_matches(jail::MESSAGE_PREFIX)
-        .to_owned())
+    // As root, the probe runs under the last submission uid: no run gives it to a submission
+    // for longer than a probe, and nothing it could leave outlives its user namespace.
+    let (uid, gid) = if uid == 0 {
+        (LAST_UID, LAST_UID)
+    } else {
+        (uid, gid)
+    };
+    jail::probe(uid, gid)
 }
 
 impl Capabilities {
@@ -148,9 +122,11 @@ impl Capabilities {
             self.cgroup_detail(&limit(limits.memory_bytes.map(|b| b >> 20), "MiB"));
         let (pids_active, pids_detail) = self.cgroup_detail(&format!("{TASKS} tasks"));
         let (cpu_active, cpu_detail) = match &self.cgroups {
-            Ok(cgroups) if self.isolated() && cgroups.cpu() => {
-                (true, "one core's worth of CPU time (cpu.max, or cpu.cfs_quota_us on cgroup v1)".to_owned())
-            }
+            Ok(cgroups) if self.isolated() && cgroups.cpu() => (
+                true,
+                "one core's worth of CPU time (cpu.max, or cpu.cfs_quota_us on cgroup v1)"
+                    .to_owned(),
+            ),
             Ok(_) if self.isolated() => (false, "no cpu controller here".to_owned()),
             _ => self.cgroup_detail(""),
         };

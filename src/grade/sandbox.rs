@@ -183,7 +183,11 @@ impl Sandbox {
     fn launch_limits(&self) -> Limits {
         let grouped = self.cgroups.is_some();
         Limits {
-            memory_bytes: if grouped { None } else { self.limits.memory_bytes },
+            memory_bytes: if grouped {
+                None
+            } else {
+                self.limits.memory_bytes
+            },
             // A process limit counts every process of the uid: only a uid of its own makes it
             // the submission's alone.
             processes: self.uids.as_ref().map(|_| TASKS),
@@ -463,7 +467,12 @@ mod tests {
                 Limits::default(),
             );
             let built = launch::command_line(&built);
-            let line = if prepared.launch.args.first().is_some_and(|a| a == jail::ENTRY) {
+            let line = if prepared
+                .launch
+                .args
+                .first()
+                .is_some_and(|a| a == jail::ENTRY)
+            {
                 let plan: jail::Plan =
                     serde_json::from_slice(prepared.launch.args[1].as_encoded_bytes()).unwrap();
                 plan.argv.into_iter().map(OsString::from).collect()

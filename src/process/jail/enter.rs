@@ -92,7 +92,10 @@ fn prepare(plan: &Plan) -> Result<Vec<Prepared>, Failure> {
 fn pipe() -> Result<(File, File), Failure> {
     let mut fds = [0; 2];
     // SAFETY: pipe2(2) writes two ints into `fds`, a live local array of two.
-    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, "cannot create a pipe")?;
+    check(
+        unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) },
+        "cannot create a pipe",
+    )?;
     // SAFETY: both fds were just created and are owned by nobody else.
     Ok(unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) })
 }
@@ -224,7 +227,10 @@ fn make(
     // SAFETY: geteuid(2) cannot fail; setgroups(2) with no groups reads no memory. As root,
     // the supplementary groups go before the user namespace freezes them.
     if unsafe { libc::geteuid() } == 0 {
-        check(unsafe { libc::setgroups(0, std::ptr::null()) }, "cannot clear groups")?;
+        check(
+            unsafe { libc::setgroups(0, std::ptr::null()) },
+            "cannot clear groups",
+        )?;
     }
     let flags = libc::CLONE_NEWUSER
         | libc::CLONE_NEWNS
@@ -233,7 +239,10 @@ fn make(
         | libc::CLONE_NEWIPC
         | libc::CLONE_NEWUTS;
     // SAFETY: unshare(2) takes flags only.
-    check(unsafe { libc::unshare(flags) }, "cannot create the namespaces")?;
+    check(
+        unsafe { libc::unshare(flags) },
+        "cannot create the namespaces",
+    )?;
     (&to_supervisor)
         .write_all(b"r")
         .map_err(os("cannot reach the supervisor"))?;
@@ -246,7 +255,10 @@ fn make(
     if !plan.cgroup_procs.is_empty() {
         // Its control groups are its root: /proc/self/cgroup names none of the grader's.
         // SAFETY: unshare(2) takes flags only.
-        check(unsafe { libc::unshare(libc::CLONE_NEWCGROUP) }, "cannot create the cgroup namespace")?;
+        check(
+            unsafe { libc::unshare(libc::CLONE_NEWCGROUP) },
+            "cannot create the cgroup namespace",
+        )?;
     }
     let first = fork()?;
     if first == 0 {
@@ -287,8 +299,14 @@ fn inside(plan: &Plan, prepared: &[Prepared]) -> Result<std::convert::Infallible
     // namespace stay (the ids were never 0 inside), so the root can still be built, and what
     // is created is owned by the implementation's uid.
     unsafe {
-        check(libc::setresgid(INSIDE_ID, INSIDE_ID, INSIDE_ID), "cannot set the gid")?;
-        check(libc::setresuid(INSIDE_ID, INSIDE_ID, INSIDE_ID), "cannot set the uid")?;
+        check(
+            libc::setresgid(INSIDE_ID, INSIDE_ID, INSIDE_ID),
+            "cannot set the gid",
+        )?;
+        check(
+            libc::setresuid(INSIDE_ID, INSIDE_ID, INSIDE_ID),
+            "cannot set the uid",
+        )?;
         libc::umask(0);
     }
     build(plan, prepared)?;
@@ -298,7 +316,8 @@ fn inside(plan: &Plan, prepared: &[Prepared]) -> Result<std::convert::Infallible
     die_with(None)?;
     // SAFETY: umask(2) takes an integer.
     unsafe { libc::umask(0o022) };
-    std::env::set_current_dir(&plan.cwd).map_err(os(format!("cannot enter {}", plan.cwd.display())))?;
+    std::env::set_current_dir(&plan.cwd)
+        .map_err(os(format!("cannot enter {}", plan.cwd.display())))?;
     exec(&plan.argv)
 }
 
@@ -349,12 +368,36 @@ fn parent_of(path: &Path) -> Result<(), Failure> {
 /// Builds the new root at [`BASE`].
 fn build(plan: &Plan, prepared: &[Prepared]) -> Result<(), Failure> {
     // Nothing mounted here may reach the machine's mount namespace.
-    mount(None, Path::new("/"), None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    mount(
+        None,
+        Path::new("/"),
+        None,
+        libc::MS_REC | libc::MS_PRIVATE,
+        None,
+    )?;
     let base = Path::new(BASE);
     let options = format!("mode=0755,size={SKELETON_BYTES}");
     let flags = libc::MS_NOSUID | libc::MS_NODEV;
-    mount(Some(Path::new("parcall-root")), base, Some("tmpfs"), flags, Some(&options))?;
-    let mut home = None;
+    mount(
+        Some(Path::new("parcall-root")),
+        base,
+        Some("tmpfs"),
+        flags,
+        Some(&options),
+    )?;
+    // The writable folders first: a copy the plan puts under /tmp (a caller's temporary
+    // folder) then lands in the sandbox's own /tmp instead of under it.
+    let home = plan
+        .steps
+        .iter()
+        .zip(prepared)
+        .find_map(|(step, prepared)| match (step, prepared) {
+            (Step::Copy { path, .. }, Prepared::Copy(entries)) if path == Path::new(HOME) => {
+                Some(entries.as_slice())
+            }
+            _ => None,
+        });
+    scratch(plan, home.unwrap_or_default())?;
     for (step, prepared) in plan.steps.iter().zip(prepared) {
         let target = inside_base(step.path());
         match (step, prepared) {
@@ -369,9 +412,7 @@ fn build(plan: &Plan, prepared: &[Prepared]) -> Result<(), Failure> {
                 write_file(&target, contents.as_bytes(), 0o644)?;
             }
             (Step::Bind { device, .. }, Prepared::Bind(fd)) => bind(fd, &target, *device)?,
-            (Step::Copy { path, .. }, Prepared::Copy(entries)) if path == Path::new(HOME) => {
-                home = Some(entries);
-            }
+            (Step::Copy { path, .. }, Prepared::Copy(_)) if path == Path::new(HOME) => {}
             (Step::Copy { .. }, Prepared::Copy(entries)) => {
                 mkdir_all(&target, 0o755)?;
                 write_tree(&target, entries, 0o644)?;
@@ -379,7 +420,6 @@ fn build(plan: &Plan, prepared: &[Prepared]) -> Result<(), Failure> {
             _ => return Err("a plan step without what it needs".into()),
         }
     }
-    scratch(plan, home.map(Vec::as_slice).unwrap_or_default())?;
     let proc = base.join("proc");
     mkdir_all(&proc, 0o555)?;
     // Mounted before the old root goes: a new proc is allowed only where one is visible.
@@ -423,18 +463,30 @@ fn bind(fd: &OwnedFd, target: &Path, device: bool) -> Result<(), Failure> {
     parent_of(target)?;
     let mut stat: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: fstat(2) writes one `stat` into a live local; `fd` is open.
-    check(unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) }, format!("cannot stat {}", target.display()))?;
+    check(
+        unsafe { libc::fstat(fd.as_raw_fd(), &mut stat) },
+        format!("cannot stat {}", target.display()),
+    )?;
     if stat.st_mode & libc::S_IFMT == libc::S_IFDIR {
         mkdir_all(target, 0o755)?;
     } else {
         write_file(target, b"", 0o644)?;
     }
     let source = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
-    mount(Some(&source), target, None, libc::MS_BIND | libc::MS_REC, None)?;
+    mount(
+        Some(&source),
+        target,
+        None,
+        libc::MS_BIND | libc::MS_REC,
+        None,
+    )?;
     let mut vfs: libc::statvfs = unsafe { std::mem::zeroed() };
     let target_c = c(target)?;
     // SAFETY: statvfs(2) reads a NUL-terminated path and writes one `statvfs` into a local.
-    check(unsafe { libc::statvfs(target_c.as_ptr(), &mut vfs) }, format!("cannot stat {}", target.display()))?;
+    check(
+        unsafe { libc::statvfs(target_c.as_ptr(), &mut vfs) },
+        format!("cannot stat {}", target.display()),
+    )?;
     let kept = [
         (libc::ST_NODEV, libc::MS_NODEV),
         (libc::ST_NOEXEC, libc::MS_NOEXEC),
@@ -466,7 +518,13 @@ fn scratch(plan: &Plan, home: &[Entry]) -> Result<(), Failure> {
     mkdir_all(&scratch, 0o700)?;
     let options = format!("mode=0755,size={}", plan.scratch_bytes);
     let flags = libc::MS_NOSUID | libc::MS_NODEV;
-    mount(Some(Path::new("parcall-scratch")), &scratch, Some("tmpfs"), flags, Some(&options))?;
+    mount(
+        Some(Path::new("parcall-scratch")),
+        &scratch,
+        Some("tmpfs"),
+        flags,
+        Some(&options),
+    )?;
     mkdir_all(&scratch.join("home"), 0o700)?;
     write_tree(&scratch.join("home"), home, 0o644)?;
     for (folder, places) in [
@@ -489,7 +547,10 @@ fn scratch(plan: &Plan, home: &[Entry]) -> Result<(), Failure> {
     // The mount point goes; the binds keep the tmpfs alive.
     let scratch_c = c(&scratch)?;
     // SAFETY: umount2(2) reads a NUL-terminated path that lives until after the call.
-    check(unsafe { libc::umount2(scratch_c.as_ptr(), libc::MNT_DETACH) }, "cannot unmount the scratch")?;
+    check(
+        unsafe { libc::umount2(scratch_c.as_ptr(), libc::MNT_DETACH) },
+        "cannot unmount the scratch",
+    )?;
     std::fs::remove_dir(&scratch).map_err(os("cannot remove the scratch mount point"))
 }
 
@@ -504,10 +565,14 @@ fn pivot() -> Result<(), Failure> {
             libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), dot.as_ptr()) as libc::c_int,
             "cannot pivot_root into the new root",
         )?;
-        check(libc::umount2(dot.as_ptr(), libc::MNT_DETACH), "cannot detach the old root")?;
+        check(
+            libc::umount2(dot.as_ptr(), libc::MNT_DETACH),
+            "cannot detach the old root",
+        )?;
     }
     std::env::set_current_dir("/").map_err(os("cannot enter /"))?;
-    let flags = libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
+    let flags =
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV;
     mount(None, Path::new("/"), None, flags, None)
 }
 
@@ -534,7 +599,10 @@ fn seal() -> Result<(), Failure> {
     let name = b"sandbox";
     // SAFETY: sethostname(2) reads `name.len()` bytes of a live array; the UTS namespace is
     // the sandbox's own.
-    check(unsafe { libc::sethostname(name.as_ptr().cast(), name.len()) }, "cannot set the host name")?;
+    check(
+        unsafe { libc::sethostname(name.as_ptr().cast(), name.len()) },
+        "cannot set the host name",
+    )?;
     // SAFETY: keyctl(2) JOIN_SESSION_KEYRING with a null name creates and joins a new
     // anonymous session keyring; it reads no memory of ours.
     let keyring = unsafe {
@@ -560,7 +628,13 @@ fn seal() -> Result<(), Failure> {
             }
         }
         check(
-            libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0),
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            ),
             "cannot clear the ambient capabilities",
         )?;
     }
@@ -578,7 +652,10 @@ fn seal() -> Result<(), Failure> {
     let r = unsafe { libc::syscall(libc::SYS_capset, &header, none.as_ptr()) };
     check(r as libc::c_int, "cannot drop the capabilities")?;
     // SAFETY: prctl(PR_SET_NO_NEW_PRIVS) takes integers only.
-    check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }, "cannot set no_new_privs")
+    check(
+        unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) },
+        "cannot set no_new_privs",
+    )
 }
 
 /// Execs the implementation (a bare name is searched on the environment's PATH).

@@ -22,7 +22,13 @@ pub struct LayoutError {
 }
 
 /// The devices a program may open: the harmless ones.
-const DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+const DEVICES: [&str; 5] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
 
 /// Collects steps: links recreated on the way to each path, and no step twice.
 #[derive(Debug, Default)]
@@ -92,7 +98,11 @@ impl Builder {
             .collect();
         self.steps
             .into_iter()
-            .filter(|s| !bound.iter().any(|b| s.path() != b && s.path().starts_with(b)))
+            .filter(|s| {
+                !bound
+                    .iter()
+                    .any(|b| s.path() != b && s.path().starts_with(b))
+            })
             .collect()
     }
 }
@@ -231,7 +241,10 @@ fn direct_needs(program: &Path, depth: usize) -> Result<Vec<PathBuf>, String> {
     match kind(program) {
         "node" => paths.extend(mapped(
             program,
-            &["-e", "process.stdout.write(require('fs').readFileSync('/proc/self/maps','utf8'))"],
+            &[
+                "-e",
+                "process.stdout.write(require('fs').readFileSync('/proc/self/maps','utf8'))",
+            ],
         )?),
         _ => paths.extend(libraries(program)?),
     }
@@ -356,7 +369,9 @@ fn loader() -> Option<PathBuf> {
     LOADER
         .get_or_init(|| {
             let elf = std::fs::read("/bin/sh").ok()?;
-            let start = elf.windows(8).position(|w| w == b"/lib64/l" || w == b"/lib/ld-")?;
+            let start = elf
+                .windows(8)
+                .position(|w| w == b"/lib64/l" || w == b"/lib/ld-")?;
             let end = start + elf[start..].iter().position(|b| *b == 0)?;
             Some(PathBuf::from(OsStr::from_bytes(&elf[start..end])))
         })
@@ -434,14 +449,21 @@ mod tests {
 
     #[test]
     fn python_needs_its_standard_library_and_no_site_packages() {
-        let Some(python) = resolve(OsStr::new("python3"), OsStr::new("/usr/bin:/bin"), Path::new("/"))
-        else {
+        let Some(python) = resolve(
+            OsStr::new("python3"),
+            OsStr::new("/usr/bin:/bin"),
+            Path::new("/"),
+        ) else {
             eprintln!("skipped: no python3 in /usr/bin or /bin");
             return;
         };
         let paths = needs(&python, 0).unwrap();
         assert!(paths.iter().any(|p| p.join("os.py").is_file()), "{paths:?}");
-        assert!(!paths.iter().any(|p| p.to_string_lossy().contains("-packages")));
-        assert!(paths.iter().any(|p| p.to_string_lossy().contains("libc.so")));
+        assert!(!paths
+            .iter()
+            .any(|p| p.to_string_lossy().contains("-packages")));
+        assert!(paths
+            .iter()
+            .any(|p| p.to_string_lossy().contains("libc.so")));
     }
 }

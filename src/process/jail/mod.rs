@@ -174,6 +174,62 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     })
 }
 
+/// Starts the smallest sandbox (a shell that exits at once) as the machine's `uid` and
+/// `gid`; why it cannot start, if not.
+pub fn probe(uid: u32, gid: u32) -> Result<(), String> {
+    let helper = helper().ok_or("the parcall binary that runs the sandbox is not found")?;
+    let plan = assemble(Request {
+        argv: ["/bin/sh", "-c", "exit 0"].map(Into::into).to_vec(),
+        path: "/usr/bin:/bin".into(),
+        cwd_outside: "/".into(),
+        cwd: "/".into(),
+        also: Vec::new(),
+        copies: Vec::new(),
+        uid,
+        gid,
+        scratch_bytes: 1 << 20,
+        cgroup_procs: Vec::new(),
+    })
+    .map_err(|e| e.to_string())?;
+    let output = std::process::Command::new(&helper)
+        .arg(ENTRY)
+        .arg(serde_json::to_string(&plan).map_err(|e| e.to_string())?)
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", helper.display()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    Err(stderr.trim().trim_start_matches(MESSAGE_PREFIX).to_owned())
+}
+
+/// Whether a folder's copy (hidden entries and dependency folders left out) stays within
+/// the bounds of a copy.
+pub fn fits(folder: &Path) -> bool {
+    tree::read(folder, true).is_ok()
+}
+
+/// A launch that fails at once with `message` on its stderr, exit status [`SETUP_FAILED`]:
+/// what runs when a sandbox could not be laid out, so the implementation never runs outside
+/// one and the reason is reported where its output would be.
+pub fn failing(message: &str, inner: &Launch, helper: &Path) -> Launch {
+    Launch {
+        program: helper.as_os_str().to_owned(),
+        args: vec![ENTRY.into(), format!("{FAILED_MARK}{message}").into()],
+        env: Vec::new(),
+        clear_env: true,
+        current_dir: Some(PathBuf::from("/")),
+        limits: inner.limits,
+    }
+}
+
+/// Starts the argument of a helper that is only to report a failure.
+const FAILED_MARK: &str = "!";
+
 /// The launch that runs `plan` through the helper: its program is the parcall binary, and the
 /// implementation's environment, limits and descriptors are the given launch's.
 pub fn launch(plan: &Plan, inner: &Launch, helper: &Path) -> Launch {
@@ -196,6 +252,13 @@ pub fn entered() -> Option<i32> {
         return None;
     }
     let text = args.next().unwrap_or_default();
+    if let Some(message) = text.to_str().and_then(|t| t.strip_prefix(FAILED_MARK)) {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("{MESSAGE_PREFIX}{message}\n").as_bytes(),
+        );
+        return Some(SETUP_FAILED);
+    }
     Some(enter::run(&text))
 }
 
@@ -228,7 +291,9 @@ mod bytes {
         path.as_os_str().as_bytes().serialize(s)
     }
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
-        Ok(PathBuf::from(OsString::from_vec(Vec::<u8>::deserialize(d)?)))
+        Ok(PathBuf::from(OsString::from_vec(Vec::<u8>::deserialize(
+            d,
+        )?)))
     }
 }
 
@@ -262,7 +327,11 @@ mod tests {
         // SAFETY: geteuid/getegid take no argument and cannot fail.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         let plan = assemble(Request {
-            argv: vec!["python3".into(), "-I".into(), format!("{HOME}/probe.py").into()],
+            argv: vec![
+                "python3".into(),
+                "-I".into(),
+                format!("{HOME}/probe.py").into(),
+            ],
             path: "/usr/local/bin:/usr/bin:/bin".into(),
             cwd_outside: "/".into(),
             cwd: HOME.into(),

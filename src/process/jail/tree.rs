@@ -30,7 +30,14 @@ pub fn read(source: &Path, skip_hidden: bool) -> Result<Vec<Entry>, String> {
     let meta = std::fs::symlink_metadata(source)
         .map_err(|e| format!("cannot read {}: {e}", source.display()))?;
     if meta.is_dir() {
-        walk(source, Path::new(""), 0, skip_hidden, &mut budget, &mut entries)?;
+        walk(
+            source,
+            Path::new(""),
+            0,
+            skip_hidden,
+            &mut budget,
+            &mut entries,
+        )?;
     } else {
         let name = source.file_name().unwrap_or(OsStr::new("file"));
         file(source, Path::new(name), &mut budget, &mut entries)?;
@@ -52,9 +59,13 @@ fn walk(
     entries: &mut Vec<Entry>,
 ) -> Result<(), String> {
     if depth > MAX_DEPTH {
-        return Err(format!("{}: folders nest deeper than {MAX_DEPTH}", dir.display()));
+        return Err(format!(
+            "{}: folders nest deeper than {MAX_DEPTH}",
+            dir.display()
+        ));
     }
-    let listing = std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let listing =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let mut names: Vec<_> = listing.flatten().map(|e| e.file_name()).collect();
     names.sort();
     for name in names.into_iter().filter(|n| !skipped(n, skip_hidden)) {
