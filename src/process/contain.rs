@@ -14,7 +14,7 @@
 use super::jail::{self, Step};
 use super::Launch;
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -253,16 +253,17 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
         if !named.is_file() {
             continue;
         }
-        let copy = own_files(&named);
-        if !copies.iter().any(|c| c.path() == copy.path()) {
+        let copy = own_files(&named, &cwd);
+        if !copies.iter().any(|c| copy.path().starts_with(c.path())) {
             copies.push(copy);
         }
     }
-    let inside_cwd = if copies.iter().any(|c| cwd.starts_with(c.path())) {
-        cwd.clone()
-    } else {
-        PathBuf::from("/")
-    };
+    // It starts in the caller's folder (empty unless a copy lands there), so relative names
+    // in its command mean what they mean to the caller.
+    if !copies.iter().any(|c| cwd.starts_with(c.path())) {
+        copies.push(Step::Dir { path: cwd.clone() });
+    }
+    let inside_cwd = cwd.clone();
     let (uid, gid) = sandbox_ids(root)?;
     let plan = jail::assemble(jail::Request {
         argv,
@@ -280,30 +281,37 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
     Ok(plan)
 }
 
-/// What is copied for a file the command names: its folder (its sibling modules may be
-/// imported), without hidden entries or dependency folders, when that is a folder of its own
-/// within the copy's bounds; the file alone otherwise (a folder like `/` or `/tmp`).
-fn own_files(file: &Path) -> Step {
-    let folder = file.parent().filter(|f| f.parent().is_some());
-    let shared = folder.is_some_and(|f| {
-        let text = f.as_os_str();
-        [
-            OsStr::new("/tmp"),
-            OsStr::new("/var/tmp"),
-            OsStr::new("/dev/shm"),
-        ]
-        .contains(&text)
-            || f.parent() == Some(Path::new("/"))
-    });
-    match folder {
-        Some(folder) if !shared && jail::fits(folder) => Step::Copy {
+/// What is copied for a file the command names: the highest folder from the caller's
+/// folder down to the file's own that fits a copy's bounds (hidden entries and dependency
+/// and build folders left out), so modules that import or read their project's other files
+/// find them; the file alone when no folder fits or it lies in a folder every user shares.
+fn own_files(file: &Path, cwd: &Path) -> Step {
+    let folder = file.parent().unwrap_or(Path::new("/"));
+    let shared = |f: &Path| {
+        f.parent().is_none_or(|p| p == Path::new("/"))
+            || ["/tmp", "/var/tmp", "/dev/shm"].iter().any(|s| f == Path::new(s))
+    };
+    let mut candidates: Vec<&Path> = folder
+        .ancestors()
+        .take_while(|f| f.starts_with(cwd))
+        .collect();
+    if candidates.is_empty() {
+        candidates.push(folder);
+    }
+    let chosen = candidates
+        .into_iter()
+        .rev()
+        .filter(|f| !shared(f))
+        .find(|f| jail::fits(f));
+    match chosen {
+        Some(folder) => Step::Copy {
             source: folder.to_owned(),
             path: folder.to_owned(),
             skip_hidden: true,
         },
-        _ => Step::Copy {
+        None => Step::Copy {
             source: file.to_owned(),
-            path: file.parent().unwrap_or(Path::new("/")).to_owned(),
+            path: folder.to_owned(),
             skip_hidden: true,
         },
     }

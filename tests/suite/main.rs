@@ -26,4 +26,5 @@ mod html_report;
 mod mutate;
 mod number_models;
 mod properties;
+mod sandbox_isolation;
 mod spec_integrity;

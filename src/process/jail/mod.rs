@@ -94,7 +94,7 @@ pub enum Step {
         source: PathBuf,
         #[serde(with = "bytes")]
         path: PathBuf,
-        /// Leave out hidden entries, `__pycache__` and `node_modules` (a caller's checkout).
+        /// Leave out hidden entries and dependency and build folders (a caller's checkout).
         skip_hidden: bool,
     },
 }
