@@ -234,7 +234,13 @@ impl Sandbox {
         let inner = match kind {
             Kind::Module(language) => {
                 let (_, source) = language.adapter();
-                std::fs::write(stage.join(adapter_file(*language)), source)?;
+                let adapter = stage.join(adapter_file(*language));
+                // A student's entry of that name (a file, a folder) would be overwritten or
+                // stop the write: it is theirs to rename.
+                if std::fs::symlink_metadata(&adapter).is_ok() {
+                    return Err(Refusal::Reserved(adapter_file(*language)).into());
+                }
+                std::fs::write(adapter, source)?;
                 language.module(
                     self.interpreters.of(*language),
                     &home.join(adapter_file(*language)),
@@ -327,7 +333,11 @@ impl Sandbox {
             cgroup_procs: group.map(Group::procs_files).unwrap_or_default(),
         })?;
         let env = sandbox_env(Path::new(jail::HOME), "/tmp".into());
-        let launch = Launch { env, ..inner };
+        let launch = Launch {
+            env,
+            clear_env: true,
+            ..inner
+        };
         Ok(jail::launch(&plan, &launch, &helper))
     }
 
@@ -424,6 +434,35 @@ fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entry named like the adapter parcall adds refuses that submission, with the
+    /// reason: it no longer makes the run incomplete.
+    #[test]
+    fn an_entry_named_like_the_adapter_is_refused() {
+        let class = tempfile::tempdir().unwrap();
+        let folder = class.path().join("mallory");
+        std::fs::create_dir_all(folder.join(adapter_file(Language::Python))).unwrap();
+        std::fs::write(folder.join("main.py"), "").unwrap();
+        let interpreters = Interpreters {
+            python: "python3".into(),
+            node: "node".into(),
+        };
+        let sandbox = Sandbox::new(interpreters, Limits::default()).unwrap();
+        let submission = Submission {
+            name: "mallory".into(),
+            source: folder.clone(),
+            module: folder.join("main.py"),
+            kind: Some(Kind::Module(Language::Python)),
+            refused: None,
+        };
+        match sandbox.prepare(1, &submission) {
+            Err(PrepareError::Refused(Refusal::Reserved(name))) => {
+                assert_eq!(name, adapter_file(Language::Python))
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("prepared"),
+        }
+    }
 
     /// The sandbox asks the subject's builder for the launch `check` would run, with the
     /// adapter in the submission's private copy, and only wraps it: the command it runs last

@@ -289,7 +289,9 @@ fn own_files(file: &Path, cwd: &Path) -> Step {
     let folder = file.parent().unwrap_or(Path::new("/"));
     let shared = |f: &Path| {
         f.parent().is_none_or(|p| p == Path::new("/"))
-            || ["/tmp", "/var/tmp", "/dev/shm"].iter().any(|s| f == Path::new(s))
+            || ["/tmp", "/var/tmp", "/dev/shm"]
+                .iter()
+                .any(|s| f == Path::new(s))
     };
     let mut candidates: Vec<&Path> = folder
         .ancestors()

@@ -46,7 +46,16 @@ fn grade_command(class: &Path, out: &Path) -> Command {
         .arg("grade")
         .arg(class)
         .args(["--out", out.to_str().unwrap()])
-        .args(["--seed", "5", "--fuzz", "0", "--timeout", "5", "--jobs", "2"])
+        .args([
+            "--seed",
+            "5",
+            "--fuzz",
+            "0",
+            "--timeout",
+            "5",
+            "--jobs",
+            "2",
+        ])
         .args(["--function", "execute_tool_calls"])
         .stdin(Stdio::null());
     command
@@ -97,7 +106,10 @@ fn a_submission_searching_the_disk_finds_only_its_own_files_and_the_standard_lib
     let output = run(grade_command(&class, &out), Duration::from_secs(120));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let results = results_of(&out, "searches_disk");
-    assert!(results.contains("PYTHON-FILES-OUTSIDE"), "the attack did not report: {results}");
+    assert!(
+        results.contains("PYTHON-FILES-OUTSIDE"),
+        "the attack did not report: {results}"
+    );
     assert!(results.contains("PYTHON-FILES-OUTSIDE 0"), "{results}");
     assert!(!results.contains("READ-SECRET"), "{results}");
     assert!(!results.contains("MOUNTINFO-NAMES"), "{results}");
@@ -126,7 +138,11 @@ fn with_session_key(command: &mut Command, name: &str) {
         command.pre_exec(move || {
             const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
             const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
-            libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, session.as_ptr());
+            libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                session.as_ptr(),
+            );
             let payload = b"the teacher's secret";
             libc::syscall(
                 libc::SYS_add_key,
@@ -159,7 +175,10 @@ fn keyrings_of_the_grader_and_of_earlier_submissions_stay_out_of_reach() {
     let output = run(command, Duration::from_secs(120));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let results = results_of(&out, "keyrings");
-    assert!(results.contains("USER-KEY-ADDED"), "the attack did not report: {results}");
+    assert!(
+        results.contains("USER-KEY-ADDED"),
+        "the attack did not report: {results}"
+    );
     assert!(!results.contains("SESSION-KEY-FOUND"), "{results}");
     assert!(!results.contains("USER-KEY-SURVIVED"), "{results}");
     // What the submission left in its uid's user keyring is gone with it: the kernel holds
@@ -246,37 +265,48 @@ fn every_correct_example_passes_grade_exactly_as_it_passes_check() {
         })
         .collect();
     files.push(root().join("conformance/fixtures/python/thread_per_call.py"));
+    // One name each: `solution.py` and `solution.mjs` would share one.
+    let named = |file: &Path| {
+        let extension = file.extension().unwrap().to_string_lossy().into_owned();
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        (
+            format!("{stem}_{extension}"),
+            format!("{stem}_{extension}.{extension}"),
+        )
+    };
+    std::fs::create_dir_all(&class).unwrap();
     for file in &files {
-        let name = file.file_name().unwrap();
-        std::fs::create_dir_all(&class).unwrap();
-        std::fs::copy(file, class.join(name)).unwrap();
+        std::fs::copy(file, class.join(named(file).1)).unwrap();
     }
     let out = work.path().join("out");
     let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
     command
         .arg("grade")
         .arg(&class)
-        .args(["--out", out.to_str().unwrap(), "--seed", "7", "--fuzz", "30"])
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--seed",
+            "7",
+            "--fuzz",
+            "30",
+        ])
         .stdin(Stdio::null());
     let output = run(command, Duration::from_secs(600));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let book = common::gradebook(&out);
     for file in &files {
-        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let (name, file_name) = named(file);
         let (score, max) = book[&name];
         let mut check = Command::new(env!("CARGO_BIN_EXE_parcall"));
         check
-            .args(["check", class.join(file.file_name().unwrap()).to_str().unwrap()])
+            .args(["check", class.join(file_name).to_str().unwrap()])
             .args(["--seed", "7", "--fuzz", "30"])
             .current_dir(work.path())
             .stdin(Stdio::null());
         let checked = run(check, Duration::from_secs(300));
         let conforms = checked.status.code() == Some(0);
-        assert!(
-            conforms,
-            "check fails {name}: {}",
-            text(&checked.stdout)
-        );
+        assert!(conforms, "check fails {name}: {}", text(&checked.stdout));
         assert_eq!(
             score,
             max,
