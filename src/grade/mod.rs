@@ -107,17 +107,20 @@ impl Grading<'_> {
         done.into_iter().map(|(_, graded)| graded).collect()
     }
 
-    /// Runs the canary (the smallest submission that starts) through the sandbox: when it
-    /// cannot start, no submission could, and that is a set-up error, not a class of zeros.
+    /// Runs the canary (a correct implementation that starts a thread per call) through the
+    /// sandbox on the suite's largest batches: when it cannot start, no submission could, and
+    /// when it fails, the limits fail correct submissions; either is a set-up error, not a
+    /// class of zeros.
     pub fn canary(&self) -> Result<(), String> {
         let (_dir, canary) = self.sandbox.canary().map_err(|e| e.to_string())?;
         let prepared = self
             .sandbox
             .prepare(0, &canary)
             .map_err(|e| e.to_string())?;
+        let cases = sandbox::canary_cases(&self.spec.cases, &self.functions);
         let plan = fuzz::CheckPlan {
             spec: self.spec,
-            cases: &[],
+            cases: &cases,
             functions: &self.functions,
             fuzz: 0,
             seed: self.seed,
@@ -126,10 +129,25 @@ impl Grading<'_> {
             shrink_each_requirement: true,
             drawn: None,
         };
-        match fuzz::check(&prepared.launch, &plan, None).run.start_error {
-            Some(error) => Err(format!(
-                "the sandbox cannot start even an empty submission, so every submission would \
+        let run = fuzz::check(&prepared.launch, &plan, None).run;
+        if let Some(error) = run.start_error {
+            return Err(format!(
+                "the sandbox cannot start even a correct submission, so every submission would \
                  score 0; check --python, --memory-mib and `parcall doctor`:\n{error}"
+            ));
+        }
+        match run
+            .results
+            .iter()
+            .find(|r| !matches!(r.outcome, crate::judge::Outcome::Pass))
+        {
+            Some(failed) => Err(format!(
+                "the limits fail a correct submission that runs each call on a thread of its \
+                 own (case {}: {}), so correct submissions would lose points; raise \
+                 --memory-mib, --cpu-seconds or --timeout, or see `parcall doctor`:\n{}",
+                failed.case.id(),
+                failed.outcome.label(),
+                failed.process_output.trim()
             )),
             None => Ok(()),
         }

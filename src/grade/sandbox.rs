@@ -13,8 +13,10 @@ use super::intake::{self, Refusal};
 pub use super::protections::{Capabilities, Protection};
 use super::uids::{Lease, UidError};
 use super::workspace::{self, Workspace};
+use crate::json::Value;
 use crate::process::jail::{self, layout::LayoutError, Step};
 use crate::process::{Launch, Limits};
+use crate::spec::{Case, Function, SpecCase};
 use crate::subject::launch::{self, Language, Wrap};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -119,9 +121,44 @@ impl Drop for Prepared {
     }
 }
 
-/// The modules of the canary: the smallest submission that starts, run once before grading
-/// so a mistake that would fail every submission is a set-up error, not a class of zeros.
-const CANARY: &str = "def execute_tool_calls(calls, max_parallel=4):\n    return []\n\n\ndef run_parallel_calls(tools, calls):\n    return {}\n";
+/// The canary: a correct implementation that starts a thread for each accepted call. Every
+/// run starts it before grading, on the largest batches of the suite ([`canary_cases`]), so
+/// a mistake that would fail every submission, or limits that would fail a correct one, is
+/// a set-up error, not a class of zeros.
+const CANARY: &str = include_str!("sandbox/canary.py");
+
+/// The canary's cases: for each function graded, the case with the largest batch (the most
+/// calls dispatched at once).
+pub fn canary_cases(cases: &[SpecCase], functions: &[Function]) -> Vec<SpecCase> {
+    let size = |case: &SpecCase| -> usize {
+        let length = |calls: &Value| match calls {
+            Value::List(calls) => calls.len(),
+            _ => 0,
+        };
+        let largest = match &*case.case {
+            Case::Exec(c) => c
+                .batches
+                .iter()
+                .map(|b| {
+                    let limit = usize::try_from(b.max_parallel.unwrap_or(4)).unwrap_or(usize::MAX);
+                    length(&b.calls).min(limit)
+                })
+                .max(),
+            Case::Dedup(c) => c.batches.iter().map(|b| length(&b.calls)).max(),
+        };
+        largest.unwrap_or(0)
+    };
+    functions
+        .iter()
+        .filter_map(|function| {
+            cases
+                .iter()
+                .filter(|c| c.function() == *function)
+                .max_by_key(|c| (size(c), std::cmp::Reverse(c.id().to_owned())))
+                .cloned()
+        })
+        .collect()
+}
 
 impl Sandbox {
     /// Sets up the run: removes what killed runs left, creates and locks the workspace,
