@@ -35,6 +35,8 @@ enum GradeError {
     },
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Seed(#[from] crate::grade::sandbox::seed::SeedError),
     /// The canary's own message: what it tried and what to check.
     #[error("{0}")]
     Canary(String),
@@ -96,7 +98,10 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         path: args.out.clone(),
         source,
     })?;
-    let seed = args.seed.unwrap_or_else(super::check::fresh_seed);
+    let seed = match args.seed {
+        Some(seed) => seed,
+        None => crate::grade::sandbox::seed::fresh()?,
+    };
     let interpreters = Interpreters {
         python: args.python.clone(),
         node: args.node.clone(),

@@ -7,6 +7,8 @@
 //! processes share one control group with memory, task and CPU limits. Without namespaces it
 //! runs under a uid of its own (root) or as parcall's user. `parcall doctor` says which.
 
+pub mod seed;
+
 use super::cgroup::{Group, RunGroups};
 use super::discover::{Kind, Submission};
 use super::intake::{self, Refusal};
@@ -278,10 +280,11 @@ impl Sandbox {
                     return Err(Refusal::Reserved(adapter_file(*language)).into());
                 }
                 std::fs::write(adapter, source)?;
+                let module = short_module_name(&stage, module_in_copy(submission))?;
                 language.module(
                     self.interpreters.of(*language),
                     &home.join(adapter_file(*language)),
-                    &home.join(module_in_copy(submission)),
+                    &home.join(module),
                     limits,
                 )
             }
@@ -398,6 +401,27 @@ fn module_in_copy(submission: &Submission) -> PathBuf {
     } else {
         PathBuf::from(submission.module.file_name().unwrap_or_default())
     }
+}
+
+/// The longest module file name the adapter can announce: the protocol bounds every name in
+/// the handshake to this many bytes.
+const MODULE_NAME_BYTES: usize = 200;
+
+/// The module's path in the copy, renamed `submission.EXT` in the copy when its file name is
+/// longer than the handshake allows: a correct submission is not a protocol error for its
+/// name.
+fn short_module_name(stage: &Path, module: PathBuf) -> std::io::Result<PathBuf> {
+    let name = module.file_name().unwrap_or_default();
+    if name.len() <= MODULE_NAME_BYTES {
+        return Ok(module);
+    }
+    let extension = module.extension().unwrap_or_default().to_string_lossy();
+    let short = module.with_file_name(format!("submission.{extension}"));
+    if std::fs::symlink_metadata(stage.join(&short)).is_ok() {
+        return Ok(module);
+    }
+    std::fs::rename(stage.join(&module), stage.join(&short))?;
+    Ok(short)
 }
 
 /// The whole environment of a submission.

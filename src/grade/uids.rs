@@ -46,8 +46,9 @@ pub struct Lease {
 
 impl Lease {
     /// Leases a free block in `dir`, skipping blocks that overlap any subordinate-id range
-    /// in `/etc/subuid` or `/etc/subgid`. The search starts at a block chosen by pid so
-    /// concurrent runs rarely contend for the same lock.
+    /// in `/etc/subuid` or `/etc/subgid`. The search starts at a random block, so concurrent
+    /// runs rarely contend for the same lock and successive runs rarely reuse a block (a
+    /// submission's keyrings die with its user namespace anyway).
     pub fn acquire(dir: &Path) -> Result<Lease, UidError> {
         let io_error = |source| UidError::Io {
             dir: dir.display().to_string(),
@@ -58,7 +59,8 @@ impl Lease {
             .iter()
             .flat_map(|f| subordinate_ranges(&std::fs::read_to_string(f).unwrap_or_default()))
             .collect();
-        let start = std::process::id() % BLOCKS;
+        let start = (super::sandbox::seed::fresh().map_or(u64::from(std::process::id()), |r| r)
+            % u64::from(BLOCKS)) as u32;
         for offset in 0..BLOCKS {
             let block = (start + offset) % BLOCKS;
             let first = FIRST_UID + block * UIDS_PER_RUN;

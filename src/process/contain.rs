@@ -245,8 +245,9 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
         .unwrap_or_default();
     let mut copies: Vec<Step> = Vec::new();
     for (index, word) in argv.iter().enumerate() {
-        // A bare program name is found on PATH, not in the current folder.
-        if index == 0 && word.components().count() == 1 && word.is_relative() {
+        // The program is laid out with what it needs, unless it is a file of the caller's
+        // own (`./run.sh`, named relative to the current folder).
+        if index == 0 && (word.is_absolute() || word.components().count() == 1) {
             continue;
         }
         let named = cwd.join(word);

@@ -315,3 +315,31 @@ fn every_correct_example_passes_grade_exactly_as_it_passes_check() {
         );
     }
 }
+
+/// A correct submission whose file name is longer than the handshake allows is graded like
+/// any other, not failed for a protocol error.
+#[test]
+fn a_correct_submission_with_a_very_long_name_scores_full_marks() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let name = "a".repeat(249);
+    copy_from_repo(SOLUTION, &class.join(format!("{name}.py")));
+    let out = work.path().join("out");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
+    command
+        .arg("grade")
+        .arg(&class)
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--seed",
+            "3",
+            "--fuzz",
+            "10",
+        ])
+        .stdin(Stdio::null());
+    let output = run(command, Duration::from_secs(120));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let (score, max) = common::gradebook(&out)[&name];
+    assert_eq!(score, max, "{}", text(&output.stdout));
+}
