@@ -439,7 +439,7 @@ mod tests {
             .map(|s| s.path().to_owned())
             .collect();
         // The file inside the bound folder is not bound again.
-        assert_eq!(binds, [real.clone()]);
+        assert_eq!(binds, std::slice::from_ref(&real));
         let links = steps
             .iter()
             .filter(|s| matches!(s, Step::Symlink { .. }))
