@@ -28,6 +28,13 @@ enum GradeError {
     Discover(#[from] DiscoverError),
     #[error("--shard {0}: expected I/N with 1 <= I <= N, like 2/8")]
     Shard(String),
+    /// A gradebook of nobody would read as a class that scored nothing.
+    #[error("--shard {index}/{count}: this shard holds no submission (the class has {class}; use at most {class} shards)")]
+    EmptyShard {
+        index: usize,
+        count: usize,
+        class: usize,
+    },
     #[error("{}: cannot create: {source}", .path.display())]
     Out {
         path: PathBuf,
@@ -89,7 +96,15 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     let shard_suffix = match &args.shard {
         Some(text) => {
             let (index, count) = parse_shard(text)?;
+            let class = submissions.len();
             submissions = grade::shard(submissions, index, count);
+            if submissions.is_empty() {
+                return Err(GradeError::EmptyShard {
+                    index,
+                    count,
+                    class,
+                });
+            }
             format!(".shard-{index}-of-{count}")
         }
         None => String::new(),
@@ -304,6 +319,20 @@ pub fn doctor() -> anyhow::Result<i32> {
     for p in capabilities.protections(&defaults, Duration::from_secs(600)) {
         let mark = if p.active { "active  " } else { "INACTIVE" };
         writeln!(out, "  {mark}  {}: {}", p.name, p.detail)?;
+    }
+    // SAFETY: geteuid(2) takes no argument and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let containment = crate::process::contain::detect();
+    writeln!(
+        out,
+        "parcall check on this machine: {}",
+        containment.describe()
+    )?;
+    if let Some(reason) = crate::process::contain::sandbox_error(root) {
+        writeln!(
+            out,
+            "  the sandbox cannot start here, so implementations see this machine's files, /proc and network: {reason}"
+        )?;
     }
     // Submissions run with a scrubbed PATH, so `--python python3` (or `--node node`) may
     // name another interpreter than the one on this shell's PATH (and one the submission

@@ -345,3 +345,95 @@ fn a_correct_submission_with_a_very_long_name_scores_full_marks() {
     let (score, max) = book.values().next().copied().unwrap();
     assert_eq!(score, max, "{}", text(&output.stdout));
 }
+
+/// `check` as an unprivileged user: the same sandbox, in a user namespace of that user's, for
+/// a correct module and for one that spies on the check. Skips where the OS gives no user
+/// namespace to that user.
+#[test]
+fn check_as_an_unprivileged_user_runs_in_a_user_namespace_of_its_own() {
+    let work = tempfile::tempdir().unwrap();
+    // Where `nobody` may read and run everything the check needs.
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let binary = work.path().join("parcall");
+    std::fs::copy(env!("CARGO_BIN_EXE_parcall"), &binary).unwrap();
+    let solution = work.path().join("solution.py");
+    copy_from_repo(SOLUTION, &solution);
+    let spies = work.path().join("spies.py");
+    copy_from_repo(
+        "conformance/fixtures/python/hostile/spies_on_parcall.py",
+        &spies,
+    );
+    for file in [&solution, &spies] {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    // SAFETY: geteuid(2) takes no argument and cannot fail.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let check = |module: &Path| {
+        let mut command = if root_user {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            c.arg(&binary);
+            c
+        } else {
+            Command::new(&binary)
+        };
+        command
+            .args(["check", module.to_str().unwrap(), "--fuzz", "0"])
+            .env("CI_SECRET_TOKEN", "nobody-secret")
+            .env("PARCALL_REGRESSIONS", work.path().join("regressions.json"))
+            .current_dir(work.path())
+            .stdin(Stdio::null());
+        run(command, Duration::from_secs(120))
+    };
+    let correct = check(&solution);
+    let stdout = text(&correct.stdout);
+    if !stdout.contains("containment: sandbox") {
+        eprintln!("skipped: no sandbox for an unprivileged user here: {stdout}");
+        return;
+    }
+    assert!(stdout.contains("in a user namespace"), "{stdout}");
+    assert_eq!(
+        correct.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&correct.stderr)
+    );
+    let spied = check(&spies);
+    let all = format!("{}{}", text(&spied.stdout), text(&spied.stderr));
+    assert!(all.contains("FINDINGS"), "the attack did not report: {all}");
+    assert!(!text(&spied.stdout).contains("FORGED-SUMMARY"), "{all}");
+    assert!(!all.contains("nobody-secret"), "{all}");
+    assert!(!all.contains("STDOUT-WRITTEN"), "{all}");
+    assert!(!all.contains("PARCALL-EXE"), "{all}");
+}
+
+/// A shard that holds nobody is the teacher's mistake, said as such: not a gradebook whose
+/// mean score reads `-0`.
+#[test]
+fn an_empty_shard_is_a_usage_error() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    copy_from_repo(SOLUTION, &class.join("alice.py"));
+    let out = work.path().join("out");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
+    command
+        .arg("grade")
+        .arg(&class)
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--shard",
+            "2/3",
+            "--seed",
+            "1",
+        ])
+        .stdin(Stdio::null());
+    let output = run(command, Duration::from_secs(60));
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stdout));
+    assert!(
+        text(&output.stderr).contains("this shard holds no submission"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(!out.join("gradebook.shard-2-of-3.json").exists());
+}

@@ -246,9 +246,28 @@ fn direct_needs(program: &Path, depth: usize) -> Result<Vec<PathBuf>, String> {
                 "process.stdout.write(require('fs').readFileSync('/proc/self/maps','utf8'))",
             ],
         )?),
-        _ => paths.extend(libraries(program)?),
+        _ => {
+            // `$ORIGIN` in its library paths means the real file's folder.
+            let real = std::fs::canonicalize(program)
+                .map_err(|e| format!("{}: {e}", program.display()))?;
+            paths.extend(libraries(&real)?);
+            paths.extend(installation(&real));
+        }
     }
     Ok(paths)
+}
+
+/// The folder a runtime installed outside the system folders lives in (`/opt/node`,
+/// `/usr/lib/jvm/java-17`), when the program is in its `bin`: a runtime like a JVM loads its
+/// own libraries and data from there as it runs.
+fn installation(real: &Path) -> Option<PathBuf> {
+    let bin = real.parent()?;
+    if bin.file_name()? != "bin" {
+        return None;
+    }
+    let prefix = bin.parent()?;
+    let system = ["/", "/usr", "/usr/local", "/opt"];
+    (!system.iter().any(|s| prefix == Path::new(s))).then(|| prefix.to_owned())
 }
 
 /// The interpreter a script names on its `#!` line (through `env`, the program it names,
