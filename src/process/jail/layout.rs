@@ -251,7 +251,13 @@ fn direct_needs(program: &Path, depth: usize) -> Result<Vec<PathBuf>, String> {
             let real = std::fs::canonicalize(program)
                 .map_err(|e| format!("{}: {e}", program.display()))?;
             paths.extend(libraries(&real)?);
-            paths.extend(installation(&real));
+            if let Some(prefix) = installation(&real) {
+                // What it loads from there as it runs, and the libraries those need.
+                for object in shared_objects(&prefix, 0).into_iter().take(MAX_OBJECTS) {
+                    paths.extend(libraries(&object)?);
+                }
+                paths.push(prefix);
+            }
         }
     }
     Ok(paths)
@@ -268,6 +274,30 @@ fn installation(real: &Path) -> Option<PathBuf> {
     let prefix = bin.parent()?;
     let system = ["/", "/usr", "/usr/local", "/opt"];
     (!system.iter().any(|s| prefix == Path::new(s))).then(|| prefix.to_owned())
+}
+
+/// The shared objects of an installation asked for their libraries, at most.
+const MAX_OBJECTS: usize = 200;
+
+/// The `.so` files under `dir`, a few levels deep.
+fn shared_objects(dir: &Path, depth: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if depth > 3 {
+        return found;
+    }
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let path = entry.path();
+        if kind.is_dir() {
+            found.extend(shared_objects(&path, depth + 1));
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "so") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
 }
 
 /// The interpreter a script names on its `#!` line (through `env`, the program it names,
