@@ -5,6 +5,11 @@ use parcall::cli::{self, exit, Cli};
 use std::io::Write;
 
 fn main() {
+    // The sandbox helper (process::jail) is this binary started with a plan, before any
+    // command line parsing or thread.
+    if let Some(code) = parcall::process::jail::entered() {
+        std::process::exit(code);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

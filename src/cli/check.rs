@@ -249,12 +249,18 @@ fn implementation_key(args: &CheckArgs) -> String {
     }
 }
 
-/// A seed nobody chose: the clock and the process id.
+/// A seed nobody chose.
 pub(super) fn fresh_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ (u64::from(std::process::id()) << 32)
+    // From the operating system's random source: a seed read from the clock is narrowed by
+    // what an implementation can observe (when the run started, its pid) to few enough
+    // candidates to regenerate the generated cases offline. Where no random source answers,
+    // the clock is all there is, and the seed is printed either way.
+    crate::process::random::fresh().unwrap_or_else(|_| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ (u64::from(std::process::id()) << 32)
+    })
 }
 
 struct Outcome {

@@ -28,10 +28,12 @@ enum GradeError {
     Discover(#[from] DiscoverError),
     #[error("--shard {0}: expected I/N with 1 <= I <= N, like 2/8")]
     Shard(String),
-    #[error("{}: no such file or folder ({source})", .path.display())]
-    Missing {
-        path: PathBuf,
-        source: std::io::Error,
+    /// A gradebook of nobody would read as a class that scored nothing.
+    #[error("--shard {index}/{count}: this shard holds no submission (the class has {class}; use at most {class} shards)")]
+    EmptyShard {
+        index: usize,
+        count: usize,
+        class: usize,
     },
     #[error("{}: cannot create: {source}", .path.display())]
     Out {
@@ -40,6 +42,8 @@ enum GradeError {
     },
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Seed(#[from] crate::grade::sandbox::seed::SeedError),
     /// The canary's own message: what it tried and what to check.
     #[error(transparent)]
     Canary(crate::grade::CanaryError),
@@ -49,7 +53,7 @@ fn limits(args: &GradeArgs) -> Limits {
     Limits {
         memory_bytes: Some(args.memory_mib << 20),
         cpu_seconds: Some(args.cpu_seconds),
-        processes: Some(64),
+        processes: Some(crate::grade::sandbox::TASKS),
         file_bytes: Some(16 << 20),
         ..Limits::default()
     }
@@ -75,26 +79,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize), GradeError> {
     }
 }
 
-/// The folders submissions must not see: every class folder (a single file's folder) and
-/// the results, canonical so a bare `alice.py` still hides its folder.
-fn hidden_paths(args: &GradeArgs) -> Result<Vec<PathBuf>, GradeError> {
-    let missing = |path: &PathBuf| {
-        let path = path.clone();
-        move |source| GradeError::Missing { path, source }
-    };
-    let mut hidden = Vec::new();
-    for path in &args.paths {
-        let path = std::fs::canonicalize(path).map_err(missing(path))?;
-        if path.is_dir() {
-            hidden.push(path);
-        } else if let Some(parent) = path.parent() {
-            hidden.push(parent.to_owned());
-        }
-    }
-    hidden.push(std::fs::canonicalize(&args.out).map_err(missing(&args.out))?);
-    Ok(hidden)
-}
-
 fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     let spec = args.spec.load()?;
     let functions: Vec<Function> = if args.function.is_empty() {
@@ -112,7 +96,15 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     let shard_suffix = match &args.shard {
         Some(text) => {
             let (index, count) = parse_shard(text)?;
+            let class = submissions.len();
             submissions = grade::shard(submissions, index, count);
+            if submissions.is_empty() {
+                return Err(GradeError::EmptyShard {
+                    index,
+                    count,
+                    class,
+                });
+            }
             format!(".shard-{index}-of-{count}")
         }
         None => String::new(),
@@ -121,16 +113,15 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         path: args.out.clone(),
         source,
     })?;
-    let seed = args.seed.unwrap_or_else(super::check::fresh_seed);
-    let mut hidden = hidden_paths(args)?;
-    if let Some(spec_dir) = &args.spec.spec {
-        hidden.push(spec_dir.clone());
-    }
+    let seed = match args.seed {
+        Some(seed) => seed,
+        None => crate::grade::sandbox::seed::fresh()?,
+    };
     let interpreters = Interpreters {
         python: args.python.clone(),
         node: args.node.clone(),
     };
-    let sandbox = Sandbox::new(hidden, interpreters, limits(args))?;
+    let sandbox = Sandbox::new(interpreters, limits(args))?;
     let mut grading = Grading {
         spec: &spec,
         functions,
@@ -320,7 +311,7 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
     let defaults = Limits {
         memory_bytes: Some(1024 << 20),
         cpu_seconds: Some(120),
-        processes: Some(64),
+        processes: Some(crate::grade::sandbox::TASKS),
         file_bytes: Some(16 << 20),
         ..Limits::default()
     };
@@ -329,6 +320,20 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
     for p in capabilities.protections(&defaults, Duration::from_secs(600)) {
         let mark = if p.active { "active  " } else { "INACTIVE" };
         writeln!(out, "  {mark}  {}: {}", p.name, p.detail)?;
+    }
+    // SAFETY: geteuid(2) takes no argument and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let containment = crate::process::contain::detect();
+    writeln!(
+        out,
+        "parcall check on this machine: {}",
+        containment.describe()
+    )?;
+    if let Some(reason) = crate::process::contain::sandbox_error(root) {
+        writeln!(
+            out,
+            "  the sandbox cannot start here, so implementations see this machine's files, /proc and network: {reason}"
+        )?;
     }
     // Submissions run with a scrubbed PATH, so `--python python3` (or `--node node`) may
     // name another interpreter than the one on this shell's PATH (and one the submission

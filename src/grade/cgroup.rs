@@ -1,8 +1,9 @@
 //! Limits on a submission's processes taken together: a control group per submission with a
-//! memory limit (swap included where the kernel accounts it) and a process limit, so three
-//! children under the per-process address-space limit still share one budget. cgroup v2
-//! (`memory.max`, `pids.max`) where the unified hierarchy has the controllers, v1
-//! (`memory.limit_in_bytes`, `pids.max`) otherwise; `parcall doctor` says which, or why none.
+//! memory limit (swap included where the kernel accounts it), a process limit and, where the
+//! cpu controller is there, one core's worth of CPU time, so a neighbour spinning on every
+//! core cannot push a submission past its deadlines. cgroup v2 (`memory.max`, `pids.max`,
+//! `cpu.max`) where the unified hierarchy has the controllers, v1 (`memory.limit_in_bytes`,
+//! `pids.max`, `cpu.cfs_quota_us`) otherwise; `parcall doctor` says which, or why none.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -40,9 +41,16 @@ pub enum Version {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cgroups {
     pub version: Version,
-    /// The parents run groups are created in: one (v2), or memory and pids (v1).
+    /// The parents run groups are created in: one (v2), or memory, pids and maybe cpu (v1).
     parents: Vec<PathBuf>,
+    /// Whether the cpu controller is there (v2: enabled with the others; v1: the third
+    /// parent).
+    cpu: bool,
 }
+
+/// The CPU time a submission may use per period: one core.
+const CPU_PERIOD_US: u64 = 100_000;
+const CPU_QUOTA_US: u64 = 100_000;
 
 impl Cgroups {
     /// Finds a writable hierarchy with the memory and pids controllers, proving it by
@@ -60,12 +68,20 @@ impl Cgroups {
                 Cgroups {
                     version: Version::V2,
                     parents: vec![PathBuf::from(ROOT)],
+                    cpu: has("cpu"),
                 }
             }
-            Err(_) => Cgroups {
-                version: Version::V1,
-                parents: vec![v1_parent("memory")?, v1_parent("pids")?],
-            },
+            Err(_) => {
+                let mut parents = vec![v1_parent("memory")?, v1_parent("pids")?];
+                let cpu = v1_parent("cpu").ok();
+                let has_cpu = cpu.is_some();
+                parents.extend(cpu);
+                Cgroups {
+                    version: Version::V1,
+                    parents,
+                    cpu: has_cpu,
+                }
+            }
         };
         // Unique per call: two probes of one process must not collide.
         static PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -79,6 +95,20 @@ impl Cgroups {
         Ok(found)
     }
 
+    /// Whether submissions get their CPU share.
+    pub fn cpu(&self) -> bool {
+        self.cpu
+    }
+
+    /// The controllers a v2 run group delegates.
+    fn v2_controllers(&self) -> &'static str {
+        if self.cpu {
+            "+memory +pids +cpu"
+        } else {
+            "+memory +pids"
+        }
+    }
+
     /// One line for `parcall doctor`.
     pub fn describe(&self) -> String {
         let shown: Vec<String> = self
@@ -88,11 +118,13 @@ impl Cgroups {
             .collect();
         match self.version {
             Version::V2 => format!(
-                "cgroup v2 memory.max, memory.swap.max, pids.max under {}",
+                "cgroup v2 memory.max, memory.swap.max, pids.max{} under {}",
+                if self.cpu { ", cpu.max" } else { "" },
                 shown.join(", ")
             ),
             Version::V1 => format!(
-                "cgroup v1 memory.limit_in_bytes, pids.max under {}",
+                "cgroup v1 memory.limit_in_bytes, pids.max{} under {}",
+                if self.cpu { ", cpu.cfs_quota_us" } else { "" },
                 shown.join(", ")
             ),
         }
@@ -104,7 +136,10 @@ impl Cgroups {
         for parent in &self.parents {
             if self.version == Version::V2 {
                 // Only the root group may both hold processes and delegate controllers.
-                write(&parent.join("cgroup.subtree_control"), "+memory +pids")?;
+                write(
+                    &parent.join("cgroup.subtree_control"),
+                    self.v2_controllers(),
+                )?;
             }
             let dir = parent.join(name);
             std::fs::create_dir(&dir)?;
@@ -113,9 +148,13 @@ impl Cgroups {
         let run = RunGroups {
             version: self.version,
             dirs,
+            cpu: self.cpu,
         };
         if self.version == Version::V2 {
-            write(&run.dirs[0].join("cgroup.subtree_control"), "+memory +pids")?;
+            write(
+                &run.dirs[0].join("cgroup.subtree_control"),
+                self.v2_controllers(),
+            )?;
         }
         Ok(run)
     }
@@ -137,6 +176,7 @@ impl Cgroups {
                 let run = RunGroups {
                     version: self.version,
                     dirs,
+                    cpu: self.cpu,
                 };
                 (name, run)
             })
@@ -182,10 +222,12 @@ fn write(path: &Path, value: &str) -> io::Result<()> {
 pub struct RunGroups {
     version: Version,
     dirs: Vec<PathBuf>,
+    cpu: bool,
 }
 
 impl RunGroups {
-    /// A group for submission `index` limited to `memory` bytes and `pids` tasks together.
+    /// A group for submission `index` limited to `memory` bytes and `pids` tasks together,
+    /// and to one core where the cpu controller is there.
     pub fn submission(&self, index: usize, memory: u64, pids: u64) -> io::Result<Group> {
         let dirs: Vec<PathBuf> = self
             .dirs
@@ -203,6 +245,12 @@ impl RunGroups {
                 // Absent without swap accounting; there is then no swap to escape to.
                 let _ = write(&dir.join("memory.swap.max"), "0");
                 write(&dir.join("pids.max"), &pids.to_string())?;
+                if self.cpu {
+                    write(
+                        &dir.join("cpu.max"),
+                        &format!("{CPU_QUOTA_US} {CPU_PERIOD_US}"),
+                    )?;
+                }
             }
             Version::V1 => {
                 write(
@@ -214,6 +262,10 @@ impl RunGroups {
                     &memory.to_string(),
                 );
                 write(&group.dirs[1].join("pids.max"), &pids.to_string())?;
+                if let Some(cpu) = group.dirs.get(2).filter(|_| self.cpu) {
+                    write(&cpu.join("cpu.cfs_period_us"), &CPU_PERIOD_US.to_string())?;
+                    write(&cpu.join("cpu.cfs_quota_us"), &CPU_QUOTA_US.to_string())?;
+                }
             }
         }
         Ok(group)
@@ -306,6 +358,13 @@ mod tests {
         assert_eq!(memory.trim(), (64u64 << 20).to_string());
         let pids = std::fs::read_to_string(pids_dir.join("pids.max")).unwrap();
         assert_eq!(pids.trim(), "32");
+        if cgroups.cpu() {
+            let (file, expected) = match cgroups.version {
+                Version::V2 => (group.dirs[0].join("cpu.max"), "100000 100000"),
+                Version::V1 => (group.dirs[2].join("cpu.cfs_quota_us"), "100000"),
+            };
+            assert_eq!(std::fs::read_to_string(file).unwrap().trim(), expected);
+        }
         let dirs = group.dirs.clone();
         drop(group);
         assert!(dirs.iter().all(|d| !d.exists()));

@@ -63,12 +63,6 @@ pub enum DiscoverError {
     NotAFileOrFolder { path: PathBuf },
     #[error("{}: a submission is a Python module (.py), a JavaScript module (.mjs, .cjs, .js) or a folder holding one or a `parcall.json`", .path.display())]
     NotAModule { path: PathBuf },
-    #[error("two submissions are named `{name}`: {} and {}", .first.display(), .second.display())]
-    SameName {
-        name: String,
-        first: PathBuf,
-        second: PathBuf,
-    },
     #[error("{}: cannot list: {source}", .path.display())]
     Unlistable {
         path: PathBuf,
@@ -106,20 +100,61 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, Discov
             return Err(DiscoverError::NotAFileOrFolder { path });
         }
     }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
-    for pair in found.windows(2) {
-        if pair[0].name == pair[1].name {
-            return Err(DiscoverError::SameName {
-                name: crate::text::terminal::line(&pair[0].name).into_owned(),
-                first: pair[0].source.clone(),
-                second: pair[1].source.clone(),
-            });
-        }
-    }
+    let found = one_per_name(found);
     if found.is_empty() {
         return Err(DiscoverError::None);
     }
     Ok(found)
+}
+
+/// The submissions sorted by name, each name once. The same file named twice is one
+/// submission. Entries that share a name (`alice/` beside `alice.py`, two names that are one
+/// once made UTF-8) would share a results folder: a module file keeps the name (the first by
+/// path among equals), and each other entry is refused with the reason, under a name of its
+/// own, so one odd entry never stops the class.
+fn one_per_name(mut found: Vec<Submission>) -> Vec<Submission> {
+    found.sort_by(|a, b| {
+        let folder = |s: &Submission| s.source.is_dir();
+        (&a.name, folder(a), &a.source).cmp(&(&b.name, folder(b), &b.source))
+    });
+    found.dedup_by(|later, earlier| later.source == earlier.source);
+    let mut taken: std::collections::BTreeSet<String> =
+        found.iter().map(|s| s.name.clone()).collect();
+    let mut kept: Vec<Submission> = Vec::with_capacity(found.len());
+    for mut submission in found {
+        let Some(first) = kept
+            .iter()
+            .find(|k| k.name == submission.name && k.refused_for_name().is_none())
+        else {
+            kept.push(submission);
+            continue;
+        };
+        let reason = format!(
+            "another submission is named `{}` too ({}): rename one of them so each has a name of its own",
+            crate::text::terminal::line(&submission.name),
+            crate::text::terminal::line(&first.source.display().to_string())
+        );
+        let mut n = 2;
+        while taken.contains(&format!("{}~{n}", submission.name)) {
+            n += 1;
+        }
+        submission.name = format!("{}~{n}", submission.name);
+        taken.insert(submission.name.clone());
+        submission.kind = None;
+        submission.refused = Some(reason);
+        kept.push(submission);
+    }
+    kept.sort_by(|a, b| a.name.cmp(&b.name));
+    kept
+}
+
+impl Submission {
+    /// Whether this entry was refused for sharing another's name.
+    fn refused_for_name(&self) -> Option<&str> {
+        self.refused
+            .as_deref()
+            .filter(|r| r.starts_with("another submission is named"))
+    }
 }
 
 fn stem(path: &Path) -> String {
@@ -352,6 +387,24 @@ mod tests {
 
         // The results folder alone holds no submission.
         assert!(discover(std::slice::from_ref(&grades), &grades).is_err());
+    }
+
+    #[test]
+    fn a_name_shared_by_two_entries_refuses_one_of_them_not_the_class() {
+        let class = tempfile::tempdir().unwrap();
+        std::fs::write(class.path().join("alice.py"), "").unwrap();
+        std::fs::create_dir(class.path().join("alice")).unwrap();
+        std::fs::write(class.path().join("alice/main.py"), "").unwrap();
+        std::fs::write(class.path().join("bob.py"), "").unwrap();
+        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        assert_eq!(names(&found), ["alice", "alice~2", "bob"]);
+        assert!(found[0].source.is_file() && found[0].refused.is_none());
+        let refused = found[1].refused.as_deref().unwrap();
+        assert!(refused.contains("named `alice` too"), "{refused}");
+        assert_eq!(found[1].kind, None);
+        // The same file named twice is one submission.
+        let twice = [class.path().join("bob.py"), class.path().join("bob.py")];
+        assert_eq!(names(&discover(&twice, class.path()).unwrap()), ["bob"]);
     }
 
     #[rstest::rstest]

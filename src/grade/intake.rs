@@ -41,6 +41,8 @@ pub enum Refusal {
     TooMany(usize),
     #[error("the submission's folders nest deeper than {0} levels")]
     TooDeep(usize),
+    #[error("{0} is the name of the file parcall adds to a submission: rename it")]
+    Reserved(String),
     #[error("{path}: cannot read: {source}")]
     Unreadable { path: String, source: io::Error },
 }

@@ -11,7 +11,7 @@ pub mod out;
 pub mod protections;
 pub mod rubric;
 pub mod sandbox;
-pub mod uids;
+pub use crate::process::uids;
 pub mod workspace;
 
 pub use discover::{discover, shard, DiscoverError, Kind, Manifest, Submission, MANIFEST};
@@ -36,10 +36,20 @@ pub enum CanaryError {
     #[error(transparent)]
     Prepare(#[from] PrepareError),
     #[error(
-        "the sandbox cannot start even an empty submission, so every submission would score \
+        "the sandbox cannot start even a correct submission, so every submission would score \
          0; check --python, --memory-mib and `parcall doctor`:\n{0}"
     )]
     Start(crate::runner::StartError),
+    #[error(
+        "the limits fail a correct submission that runs each call on a thread of its own \
+         (case {case}: {outcome}), so correct submissions would lose points; raise \
+         --memory-mib, --cpu-seconds or --timeout, or see `parcall doctor`:\n{output}"
+    )]
+    Fails {
+        case: String,
+        outcome: String,
+        output: String,
+    },
 }
 
 /// Everything a grading run shares.
@@ -136,19 +146,30 @@ impl Grading<'_> {
         done.into_iter().map(|(_, graded)| graded).collect()
     }
 
-    /// Runs the canary (the smallest submission that starts) through the sandbox: when it
-    /// cannot start, no submission could, and that is a set-up error, not a class of zeros.
+    /// Runs the canary (a correct implementation that starts a thread per call) through the
+    /// sandbox on the suite's largest batches: when it cannot start, no submission could, and
+    /// when it fails, the limits fail correct submissions; either is a set-up error, not a
+    /// class of zeros.
     pub fn canary(&self) -> Result<(), CanaryError> {
         let (_dir, canary) = self.sandbox.canary()?;
         let prepared = self.sandbox.prepare(0, &canary)?;
+        let cases = sandbox::canary_cases(&self.spec.cases, &self.functions);
         let plan = check::Plan {
             functions: &self.functions,
             seed: self.seed,
             settings: self.settings,
-            ..check::Plan::new(self.spec, &[], &self.judge)
+            ..check::Plan::new(self.spec, &cases, &self.judge)
         };
-        match check::run_process(&prepared.launch, &plan, None).start_error {
-            Some(error) => Err(CanaryError::Start(error)),
+        let checked = check::run_process(&prepared.launch, &plan, None);
+        if let Some(error) = checked.start_error {
+            return Err(CanaryError::Start(error));
+        }
+        match checked.results.iter().find(|r| !r.outcome.is_pass()) {
+            Some(failed) => Err(CanaryError::Fails {
+                case: failed.case.id().to_owned(),
+                outcome: failed.outcome.label().to_owned(),
+                output: failed.process_output.trim().to_owned(),
+            }),
             None => Ok(()),
         }
     }

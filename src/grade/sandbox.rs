@@ -1,10 +1,13 @@
 //! Isolation for untrusted submissions. Each is copied in (regular files only, bounded) and
 //! runs with a scrubbed environment and resource limits, only the protocol's descriptors
-//! open; when parcall runs as root, under a uid of its own; where the OS allows, in new PID,
-//! network, IPC and mount namespaces (util-linux `unshare`) where the class folders, the
-//! results and parcall itself (binary, spec, source tree) are hidden, everything writable
-//! (its folder, /tmp, /var/tmp, /dev/shm, /run/lock) is one size-limited tmpfs that dies with
-//! it, and its processes share one control group. `parcall doctor` reports which are active.
+//! open. Where the OS allows, it runs in a sandbox that starts from nothing
+//! ([`crate::process::jail`]): an empty root holding only its interpreter, its own copy and a
+//! private size-limited `/tmp`, in namespaces of its own, under a uid of its own (a uid leased
+//! for the run when parcall is root), with no capability and a keyring of its own; its
+//! processes share one control group with memory, task and CPU limits. Without namespaces it
+//! runs under a uid of its own (root) or as parcall's user. `parcall doctor` says which.
+
+pub use crate::process::random as seed;
 
 use super::cgroup::{Group, RunGroups};
 use super::discover::{Kind, Submission};
@@ -12,34 +15,34 @@ use super::intake::{self, Refusal};
 pub use super::protections::{Capabilities, Protection};
 use super::uids::{Lease, UidError};
 use super::workspace::{self, Workspace};
+use crate::json::Value;
+use crate::process::jail::{self, layout::LayoutError, Step};
 use crate::process::{Launch, Limits};
+use crate::spec::{Case, Function, SpecCase};
 use crate::subject::launch::{self, Language, Wrap};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-/// The `unshare` flags of a submission's namespaces: its own PID namespace (everything it
-/// starts dies with it), no network, its own IPC objects and mounts.
-pub const NAMESPACES: [&str; 7] = [
-    "--pid",
-    "--fork",
-    "--kill-child",
-    "--net",
-    "--ipc",
-    "--mount",
-    "--mount-proc",
-];
-
 /// The PATH submissions run with.
 pub const SANDBOX_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Everything one submission can write, together (its folder, /tmp, /var/tmp, /dev/shm,
-/// /run/lock), where namespaces allow a private filesystem.
+/// Everything one submission can write, together (its folder, /tmp, /var/tmp, /dev/shm).
 pub const SCRATCH_BYTES: u64 = 64 << 20;
+
+/// Tasks (processes and threads) one submission may run together: a thread for each call of
+/// the largest batch the suite sends, and the interpreter's own, with room to spare; a fork
+/// bomb still stops here.
+pub const TASKS: u64 = 1024;
+
+/// The programs a submission that is a program of its own may start besides its own files:
+/// a shell for its scripts and `env` for their `#!` lines (its interpreters come from
+/// [`Interpreters`]).
+const PROGRAM_TOOLS: [&str; 2] = ["/bin/sh", "/usr/bin/env"];
 
 /// The file name a language's adapter has in a submission's folder: hidden, so it is not
 /// taken for the student's own.
-fn adapter_file(language: Language) -> String {
+pub fn adapter_file(language: Language) -> String {
     format!(".{}", language.adapter().0)
 }
 
@@ -54,6 +57,8 @@ pub enum PrepareError {
     Io(#[from] std::io::Error),
     #[error("cannot prepare the sandbox: {0}")]
     Uid(#[from] UidError),
+    #[error("cannot prepare the sandbox: {0}")]
+    Layout(#[from] LayoutError),
     /// Discovery refused it and it reached the sandbox all the same: parcall's mistake.
     #[error("cannot prepare the sandbox: {name} was refused at discovery")]
     NotRunnable { name: String },
@@ -92,12 +97,10 @@ impl Interpreters {
     }
 }
 
-/// The folders submissions run in, and what they must not see.
+/// The folders submissions are staged in, and how they run.
 pub struct Sandbox {
     pub capabilities: Capabilities,
     workspace: Workspace,
-    /// Hidden from every submission (class folders, results, parcall's own files).
-    hidden: Vec<PathBuf>,
     interpreters: Interpreters,
     limits: Limits,
     uids: Option<Lease>,
@@ -120,47 +123,49 @@ impl Drop for Prepared {
     }
 }
 
-/// The script that runs as root inside the new namespaces: join the control groups, hide
-/// folders under empty tmpfs mounts (files under /dev/null), mount one size-limited tmpfs for
-/// everything writable, copy the staged submission in, then drop to the submission's uid and
-/// exec the adapter. Any step that fails stops the submission (`set -e`): isolation never
-/// quietly weakens, and a failure that hits every submission is caught before grading by
-/// the canary run.
-const INSIDE: &str = r#"set -eu
-uid=$1 size=$2 stage=$3 work=$4
-shift 4
-while [ "$1" != "--" ]; do echo 0 > "$1"; shift; done
-shift
-while [ "$1" != "--" ]; do
-  if [ -d "$1" ]; then mount -t tmpfs -o size=4k,mode=0 parcall-hidden "$1"; else mount --bind /dev/null "$1"; fi
-  shift
-done
-shift
-mount -t tmpfs -o "size=$size,mode=0755,nosuid,nodev" parcall-scratch "$work"
-mkdir -m 0700 "$work/home"
-cp -R "$stage/." "$work/home/"
-chown -R "$uid:$uid" "$work/home"
-for d in tmp var-tmp shm lock; do mkdir -m 1777 "$work/$d"; done
-mount --bind "$work/tmp" /tmp
-mount --bind "$work/var-tmp" /var/tmp
-if [ -d /dev/shm ]; then mount --bind "$work/shm" /dev/shm; fi
-if [ -d /run/lock ]; then mount --bind "$work/lock" /run/lock; fi
-cd "$work/home"
-exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs -- "$@"
-"#;
+/// The canary: a correct implementation that starts a thread for each accepted call. Every
+/// run starts it before grading, on the largest batches of the suite ([`canary_cases`]), so
+/// a mistake that would fail every submission, or limits that would fail a correct one, is
+/// a set-up error, not a class of zeros.
+const CANARY: &str = include_str!("sandbox/canary.py");
 
-/// The modules of the canary: the smallest submission that starts, run once before grading
-/// so a mistake that would fail every submission is a set-up error, not a class of zeros.
-const CANARY: &str = "def execute_tool_calls(calls, max_parallel=4):\n    return []\n\n\ndef run_parallel_calls(tools, calls):\n    return {}\n";
+/// The canary's cases: for each function graded, the case with the largest batch (the most
+/// calls dispatched at once).
+pub fn canary_cases(cases: &[SpecCase], functions: &[Function]) -> Vec<SpecCase> {
+    let size = |case: &SpecCase| -> usize {
+        let length = |calls: &Value| match calls {
+            Value::List(calls) => calls.len(),
+            _ => 0,
+        };
+        let largest = match &*case.case {
+            Case::Exec(c) => c
+                .batches
+                .iter()
+                .map(|b| {
+                    let limit = usize::try_from(b.max_parallel.unwrap_or(4)).unwrap_or(usize::MAX);
+                    length(&b.calls).min(limit)
+                })
+                .max(),
+            Case::Dedup(c) => c.batches.iter().map(|b| length(&b.calls)).max(),
+        };
+        largest.unwrap_or(0)
+    };
+    functions
+        .iter()
+        .filter_map(|function| {
+            cases
+                .iter()
+                .filter(|c| c.function() == *function)
+                .max_by_key(|c| (size(c), std::cmp::Reverse(c.id().to_owned())))
+                .cloned()
+        })
+        .collect()
+}
 
 impl Sandbox {
     /// Sets up the run: removes what killed runs left, creates and locks the workspace,
     /// leases a block of uids and creates the run's control groups where available.
-    pub fn new(
-        hidden: Vec<PathBuf>,
-        interpreters: Interpreters,
-        limits: Limits,
-    ) -> Result<Sandbox, SandboxError> {
+    pub fn new(interpreters: Interpreters, limits: Limits) -> Result<Sandbox, SandboxError> {
         let capabilities = Capabilities::detect();
         let parent = workspace::parent(capabilities.root);
         let cgroups = capabilities.cgroups.as_ref().ok();
@@ -177,32 +182,16 @@ impl Sandbox {
             None
         };
         let run_groups = match cgroups {
-            Some(cgroups) if capabilities.namespaces => Some(
+            Some(cgroups) if capabilities.isolated() => Some(
                 cgroups
                     .create_run(&workspace.name())
                     .map_err(SandboxError::ControlGroup)?,
             ),
             _ => None,
         };
-        let mut hidden: Vec<PathBuf> = hidden
-            .into_iter()
-            .chain(parcall_files())
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .collect();
-        hidden.sort();
-        // A path inside another hidden one is hidden with it (and mounting over it after
-        // its ancestor is covered would fail: it no longer exists there).
-        let mut outermost: Vec<PathBuf> = Vec::new();
-        for path in hidden {
-            if !outermost.iter().any(|o| path.starts_with(o)) {
-                outermost.push(path);
-            }
-        }
-        let hidden = outermost;
         Ok(Sandbox {
             capabilities,
             workspace,
-            hidden,
             interpreters,
             limits,
             uids,
@@ -226,6 +215,25 @@ impl Sandbox {
         Ok((dir, submission))
     }
 
+    /// The limits a submission's processes run with. Where its control group bounds the
+    /// memory of all of them, there is no address-space limit: that limit counts what threads
+    /// reserve for their stacks, not what they use, and failed a thread pool that a machine
+    /// with the memory runs (so `check` passed what `grade` failed).
+    fn launch_limits(&self) -> Limits {
+        let grouped = self.cgroups.is_some();
+        Limits {
+            memory_bytes: if grouped {
+                None
+            } else {
+                self.limits.memory_bytes
+            },
+            // A process limit counts every process of the uid: only a uid of its own makes it
+            // the submission's alone.
+            processes: self.uids.as_ref().map(|_| TASKS),
+            ..self.limits
+        }
+    }
+
     /// Copies the submission into a folder of its own and builds the command that runs it:
     /// the subject's own launch for its kind, with the adapter in the private copy, wrapped
     /// in this sandbox. Slot 0 is the canary's; submission `index` takes slot `index + 1`.
@@ -237,6 +245,7 @@ impl Sandbox {
         };
         let folder = self.workspace.path().join(format!("submission-{slot}"));
         std::fs::create_dir(&folder)?;
+        let limits = self.launch_limits();
         let mut prepared = Prepared {
             launch: Launch {
                 program: OsString::new(),
@@ -244,82 +253,132 @@ impl Sandbox {
                 env: Vec::new(),
                 clear_env: true,
                 current_dir: None,
-                limits: self.limits,
+                limits,
             },
             folder: folder.clone(),
             group: None,
         };
-        let isolated = self.capabilities.namespaces && self.capabilities.setpriv;
-        // Namespaces: a root-only staging copy, copied into the private tmpfs inside.
-        // Without: the copy is the folder the submission runs in.
-        let stage = folder.join(if isolated { "stage" } else { "home" });
-        let work = folder.join("work");
+        let isolated = self.capabilities.isolated();
+        // The copy, only parcall's (the sandbox's helper reads it before giving up parcall's
+        // rights); without the sandbox it is the folder the submission runs in.
+        let stage = folder.join("home");
         std::fs::create_dir(&stage)?;
         std::fs::set_permissions(&stage, std::fs::Permissions::from_mode(0o700))?;
-        std::fs::create_dir(&work)?;
         intake::copy_in(&submission.source, &stage, intake::BOUNDS)?;
         let home = if isolated {
-            work.join("home")
+            PathBuf::from(jail::HOME)
         } else {
             stage.clone()
         };
         let inner = match kind {
             Kind::Module(language) => {
                 let (_, source) = language.adapter();
-                std::fs::write(stage.join(adapter_file(*language)), source)?;
-                let relative = if submission.source.is_dir() {
-                    let module = &submission.module;
-                    module
-                        .strip_prefix(&submission.source)
-                        .unwrap_or(module)
-                        .to_owned()
-                } else {
-                    PathBuf::from(submission.module.file_name().unwrap_or_default())
-                };
+                let adapter = stage.join(adapter_file(*language));
+                // A student's entry of that name (a file, a folder) would be overwritten or
+                // stop the write: it is theirs to rename.
+                if std::fs::symlink_metadata(&adapter).is_ok() {
+                    return Err(Refusal::Reserved(adapter_file(*language)).into());
+                }
+                std::fs::write(adapter, source)?;
+                let module = short_module_name(&stage, module_in_copy(submission))?;
                 language.module(
                     self.interpreters.of(*language),
                     &home.join(adapter_file(*language)),
-                    &home.join(relative),
-                    self.limits,
+                    &home.join(module),
+                    limits,
                 )
             }
             Kind::Command(manifest) => {
                 let (program, args) = manifest.cmd.split_first().expect("a checked manifest");
                 let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-                launch::program(OsStr::new(program), &args, Some(home.clone()), self.limits)
+                launch::program(OsStr::new(program), &args, Some(home.clone()), limits)
             }
         };
         let uid = match &self.uids {
             Some(lease) => lease.uid(slot)?,
             None => 0,
         };
-        if isolated {
-            if let Some(groups) = &self.cgroups {
-                let memory = self.limits.memory_bytes.unwrap_or(u64::MAX);
-                let pids = self.limits.processes.unwrap_or(u64::MAX);
-                prepared.group = Some(groups.submission(slot, memory, pids)?);
-            }
-            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
-        } else if self.capabilities.own_uid() {
-            chown_tree(&stage, uid)?;
-            std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
+        if let Some(groups) = &self.cgroups {
+            let memory = self.limits.memory_bytes.unwrap_or(u64::MAX);
+            prepared.group = Some(groups.submission(slot, memory, TASKS)?);
         }
-        let wrap = Wrapped {
-            sandbox: self,
-            uid,
-            procs: prepared
-                .group
-                .as_ref()
-                .map(Group::procs_files)
-                .unwrap_or_default(),
-            folder,
-            stage,
-            work,
-            home,
-            isolated,
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o711))?;
+        prepared.launch = if isolated {
+            self.jailed(inner, kind, &stage, uid, prepared.group.as_ref())?
+        } else {
+            if self.capabilities.own_uid() {
+                chown_tree(&stage, uid)?;
+            }
+            Plain {
+                sandbox: self,
+                uid,
+                home,
+            }
+            .wrap(inner)
         };
-        prepared.launch = wrap.wrap(inner);
         Ok(prepared)
+    }
+
+    /// The launch of `inner` in a sandbox of its own (see [`jail`]).
+    fn jailed(
+        &self,
+        inner: Launch,
+        kind: &Kind,
+        stage: &Path,
+        uid: u32,
+        group: Option<&Group>,
+    ) -> Result<Launch, PrepareError> {
+        let helper = jail::helper().ok_or_else(|| {
+            std::io::Error::other("the parcall binary that runs the sandbox is not found")
+        })?;
+        // SAFETY: geteuid(2) and getegid(2) take no argument and cannot fail.
+        let (own_uid, own_gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let (uid, gid) = if self.uids.is_some() {
+            (uid, uid)
+        } else {
+            (own_uid, own_gid)
+        };
+        let also: Vec<PathBuf> = match kind {
+            Kind::Module(_) => Vec::new(),
+            Kind::Command(_) => {
+                let mut also: Vec<PathBuf> = PROGRAM_TOOLS.iter().map(PathBuf::from).collect();
+                for language in [Language::Python, Language::JavaScript] {
+                    let name = self.interpreters.of(language);
+                    also.extend(jail::layout::resolve(
+                        name,
+                        OsStr::new(SANDBOX_PATH),
+                        Path::new("/"),
+                    ));
+                }
+                also
+            }
+        };
+        let plan = jail::assemble(jail::Request {
+            argv: launch::command_line(&inner)
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+            path: SANDBOX_PATH.into(),
+            cwd_outside: PathBuf::from("/"),
+            cwd: jail::HOME.into(),
+            also,
+            copies: vec![Step::Copy {
+                source: stage.to_owned(),
+                path: jail::HOME.into(),
+                skip_hidden: false,
+            }],
+            uid,
+            gid,
+            scratch_bytes: SCRATCH_BYTES,
+            cgroup_procs: group.map(Group::procs_files).unwrap_or_default(),
+        })?;
+        let env = sandbox_env(Path::new(jail::HOME), "/tmp".into());
+        let launch = Launch {
+            env,
+            clear_env: true,
+            ..inner
+        };
+        Ok(jail::launch(&plan, &launch, &helper))
     }
 
     /// Where this run's submissions ran, for the gradebook.
@@ -331,81 +390,63 @@ impl Sandbox {
     }
 }
 
-/// The sandbox around one submission's launch: in namespaces, `unshare` running `INSIDE`,
-/// which execs the launch's command under `setpriv`; without them, `setpriv` alone when
-/// submissions get uids of their own, else the command itself. Either way the environment
-/// is scrubbed to the sandbox's own and the folder is the submission's private copy.
-struct Wrapped<'a> {
+/// The module's path within the submission's copy.
+fn module_in_copy(submission: &Submission) -> PathBuf {
+    if submission.source.is_dir() {
+        let module = &submission.module;
+        module
+            .strip_prefix(&submission.source)
+            .unwrap_or(module)
+            .to_owned()
+    } else {
+        PathBuf::from(submission.module.file_name().unwrap_or_default())
+    }
+}
+
+/// The longest module file name the adapter can announce: the protocol bounds every name in
+/// the handshake to this many bytes.
+const MODULE_NAME_BYTES: usize = 200;
+
+/// The module's path in the copy, renamed `submission.EXT` in the copy when its file name is
+/// longer than the handshake allows: a correct submission is not a protocol error for its
+/// name.
+fn short_module_name(stage: &Path, module: PathBuf) -> std::io::Result<PathBuf> {
+    let name = module.file_name().unwrap_or_default();
+    if name.len() <= MODULE_NAME_BYTES {
+        return Ok(module);
+    }
+    let extension = module.extension().unwrap_or_default().to_string_lossy();
+    let short = module.with_file_name(format!("submission.{extension}"));
+    if std::fs::symlink_metadata(stage.join(&short)).is_ok() {
+        return Ok(module);
+    }
+    std::fs::rename(stage.join(&module), stage.join(&short))?;
+    Ok(short)
+}
+
+/// The whole environment of a submission.
+fn sandbox_env(home: &Path, tmp: OsString) -> Vec<(OsString, OsString)> {
+    vec![
+        ("PATH".into(), SANDBOX_PATH.into()),
+        ("HOME".into(), home.as_os_str().to_owned()),
+        ("TMPDIR".into(), tmp),
+        ("LANG".into(), "C.UTF-8".into()),
+    ]
+}
+
+/// The weaker sandbox where namespaces are not allowed: `setpriv` to the submission's uid
+/// when parcall is root, else the command itself; the environment scrubbed, the folder the
+/// submission's copy.
+struct Plain<'a> {
     sandbox: &'a Sandbox,
     uid: u32,
-    procs: Vec<PathBuf>,
-    folder: PathBuf,
-    stage: PathBuf,
-    work: PathBuf,
     home: PathBuf,
-    isolated: bool,
 }
 
-impl Wrap for Wrapped<'_> {
+impl Wrap for Plain<'_> {
     fn wrap(&self, inner: Launch) -> Launch {
-        let target = launch::command_line(&inner);
-        let (program, args, current_dir) = if self.isolated {
-            (
-                OsString::from("unshare"),
-                self.inside(target),
-                self.folder.clone(),
-            )
-        } else {
-            let (program, args) = self.without_namespaces(target);
-            (program, args, self.stage.clone())
-        };
-        let tmp: OsString = if self.isolated {
-            "/tmp".into()
-        } else {
-            self.home.clone().into_os_string()
-        };
-        Launch {
-            program,
-            args,
-            env: vec![
-                ("PATH".into(), SANDBOX_PATH.into()),
-                ("HOME".into(), self.home.clone().into_os_string()),
-                ("TMPDIR".into(), tmp),
-                ("LANG".into(), "C.UTF-8".into()),
-            ],
-            clear_env: true,
-            current_dir: Some(current_dir),
-            limits: inner.limits,
-        }
-    }
-}
-
-impl Wrapped<'_> {
-    /// `unshare NAMESPACES -- sh -c INSIDE parcall-sandbox UID SIZE STAGE WORK PROCS --
-    /// HIDDEN -- TARGET`.
-    fn inside(&self, target: Vec<OsString>) -> Vec<OsString> {
-        let mut args: Vec<OsString> = NAMESPACES.iter().map(OsString::from).collect();
-        args.extend(["--", "sh", "-c", INSIDE, "parcall-sandbox"].map(OsString::from));
-        args.extend([
-            self.uid.to_string().into(),
-            SCRATCH_BYTES.to_string().into(),
-        ]);
-        args.extend([self.stage.clone().into(), self.work.clone().into()]);
-        args.extend(self.procs.iter().map(|p| p.clone().into_os_string()));
-        args.push("--".into());
-        args.extend(
-            self.sandbox
-                .hidden
-                .iter()
-                .map(|p| p.clone().into_os_string()),
-        );
-        args.push("--".into());
-        args.extend(target);
-        args
-    }
-
-    fn without_namespaces(&self, target: Vec<OsString>) -> (OsString, Vec<OsString>) {
-        if self.sandbox.capabilities.own_uid() {
+        let mut target = launch::command_line(&inner).into_iter();
+        let (program, args) = if self.sandbox.capabilities.own_uid() {
             let uid = self.uid;
             let mut args: Vec<OsString> = vec![
                 format!("--reuid={uid}").into(),
@@ -417,9 +458,16 @@ impl Wrapped<'_> {
             args.extend(target);
             ("setpriv".into(), args)
         } else {
-            let mut target = target.into_iter();
             let program = target.next().expect("the program");
             (program, target.collect())
+        };
+        Launch {
+            program,
+            args,
+            env: sandbox_env(&self.home, self.home.clone().into_os_string()),
+            clear_env: true,
+            current_dir: Some(self.home.clone()),
+            limits: inner.limits,
         }
     }
 }
@@ -432,24 +480,6 @@ pub struct RunSite {
     pub workspace: PathBuf,
     /// The run's block of submission uids, when submissions get uids of their own.
     pub uids: Option<std::ops::RangeInclusive<u32>>,
-}
-
-/// parcall's own files, which would let a submission look answers up or run parcall as an
-/// oracle: the running binary, any `parcall` on the submissions' PATH, and the source tree
-/// it was built from (spec, reference and example solutions) if it is on this machine.
-fn parcall_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::env::current_exe().into_iter().collect();
-    files.extend(
-        SANDBOX_PATH
-            .split(':')
-            .map(|dir| Path::new(dir).join("parcall"))
-            .filter(|p| p.exists()),
-    );
-    let tree = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if tree.join("Cargo.toml").is_file() {
-        files.push(tree.to_owned());
-    }
-    files
 }
 
 fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
@@ -466,21 +496,46 @@ fn chown_tree(path: &Path, uid: u32) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    /// The sandbox asks the subject's builder for the launch `check` would run, with the
-    /// adapter in the submission's private copy, and only wraps it: its command ends with
-    /// the builder's, unchanged.
+    /// An entry named like the adapter parcall adds refuses that submission, with the
+    /// reason: it no longer makes the run incomplete.
     #[test]
-    fn a_submission_runs_the_subjects_launch_inside_the_wrap() {
+    fn an_entry_named_like_the_adapter_is_refused() {
         let class = tempfile::tempdir().unwrap();
-        let limits = Limits {
-            processes: Some(64),
-            ..Limits::default()
-        };
+        let folder = class.path().join("mallory");
+        std::fs::create_dir_all(folder.join(adapter_file(Language::Python))).unwrap();
+        std::fs::write(folder.join("main.py"), "").unwrap();
         let interpreters = Interpreters {
             python: "python3".into(),
             node: "node".into(),
         };
-        let sandbox = Sandbox::new(vec![], interpreters, limits).unwrap();
+        let sandbox = Sandbox::new(interpreters, Limits::default()).unwrap();
+        let submission = Submission {
+            name: "mallory".into(),
+            source: folder.clone(),
+            module: folder.join("main.py"),
+            kind: Some(Kind::Module(Language::Python)),
+            refused: None,
+        };
+        match sandbox.prepare(1, &submission) {
+            Err(PrepareError::Refused(Refusal::Reserved(name))) => {
+                assert_eq!(name, adapter_file(Language::Python))
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("prepared"),
+        }
+    }
+
+    /// The sandbox asks the subject's builder for the launch `check` would run, with the
+    /// adapter in the submission's private copy, and only wraps it: the command it runs last
+    /// is the builder's (its interpreter found on the sandbox's PATH).
+    #[test]
+    fn a_submission_runs_the_subjects_launch_inside_the_wrap() {
+        let class = tempfile::tempdir().unwrap();
+        let interpreters = Interpreters {
+            python: "python3".into(),
+            node: "node".into(),
+        };
+        let sandbox = Sandbox::new(interpreters, Limits::default()).unwrap();
         for (file, language, interpreter) in [
             ("alice.py", Language::Python, "python3"),
             ("bob.mjs", Language::JavaScript, "node"),
@@ -495,20 +550,39 @@ mod tests {
                 refused: None,
             };
             let slot = usize::from(language == Language::JavaScript) + 1;
-            let prepared = sandbox.prepare(slot, &submission).unwrap();
+            let prepared = match sandbox.prepare(slot, &submission) {
+                Ok(prepared) => prepared,
+                Err(PrepareError::Layout(e)) => {
+                    eprintln!("skipped {file}: {e}");
+                    continue;
+                }
+                Err(e) => panic!("{e}"),
+            };
+            assert!(prepared.launch.clear_env);
             let home = PathBuf::from(&prepared.launch.env[1].1);
             let built = language.module(
                 OsStr::new(interpreter),
                 &home.join(adapter_file(language)),
                 &home.join(file),
-                limits,
+                Limits::default(),
             );
-            let line = launch::command_line(&prepared.launch);
+            let built = launch::command_line(&built);
+            let line = if prepared
+                .launch
+                .args
+                .first()
+                .is_some_and(|a| a == jail::ENTRY)
+            {
+                let plan: jail::Plan =
+                    serde_json::from_slice(prepared.launch.args[1].as_encoded_bytes()).unwrap();
+                plan.argv.into_iter().map(OsString::from).collect()
+            } else {
+                launch::command_line(&prepared.launch)
+            };
             assert!(
-                line.ends_with(&launch::command_line(&built)),
+                line[1..].ends_with(&built[1..]),
                 "{line:?} does not end with {built:?}"
             );
-            assert!(prepared.launch.clear_env);
         }
     }
 }

@@ -1,23 +1,31 @@
 //! Containment: every descendant of an implementation ends with its run, whatever it does
-//! (double fork, `setsid`, an empty environment, `PR_SET_DUMPABLE` 0, killing its parent).
+//! (double fork, `setsid`, an empty environment, `PR_SET_DUMPABLE` 0, killing its parent),
+//! and the implementation gets none of the caller's privileges, environment, stdout or `/proc`.
 //!
-//! Where the OS allows, the implementation runs as PID 1 of a new PID namespace (util-linux
-//! `unshare --pid --fork --kill-child`, in a user namespace of its own when parcall is not
-//! root): when it dies the kernel kills every process in the namespace, parcall's death
-//! kills it (parent-death signals down the chain), and it cannot name, so cannot signal,
-//! any process outside. Otherwise parcall becomes a child subreaper: orphans of the
+//! Where the OS allows, the implementation runs in the sandbox that starts from nothing
+//! ([`super::jail`]): PID 1 of its own PID namespace with a `/proc` of its own, in an empty
+//! root holding its interpreter and a copy of its files, under an unprivileged uid (one of
+//! its own when parcall is root, parcall's user otherwise) with no capabilities. Where only a
+//! PID namespace is allowed, util-linux `unshare --pid --fork --kill-child` (in a user
+//! namespace when not root). Otherwise parcall becomes a child subreaper: orphans of the
 //! implementation are re-parented to parcall instead of init, so they stay findable, and
 //! are killed with the run.
 
+use super::jail::{self, Step};
 use super::Launch;
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// How the processes of an implementation are kept from outliving their run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Containment {
+    /// The sandbox that starts from nothing, as parcall's user or (root) as uids of a block
+    /// leased for this process.
+    Sandbox { root: bool },
     /// Only the process group kill and the environment-marker sweep (before
     /// [`detect`] chose; and what escapes through `setsid` with an empty environment).
     ProcessGroup,
@@ -31,6 +39,12 @@ impl Containment {
     /// What the reports say.
     pub fn describe(&self) -> String {
         match self {
+            Containment::Sandbox { root: true } => {
+                "sandbox (empty root, own PID namespace and /proc, a uid of its own, no capabilities)".into()
+            }
+            Containment::Sandbox { root: false } => {
+                "sandbox (empty root, own PID namespace and /proc, in a user namespace, no capabilities)".into()
+            }
             Containment::ProcessGroup => "process group only".into(),
             Containment::PidNamespace {
                 user_namespace: false,
@@ -68,6 +82,9 @@ fn probe() -> Containment {
     // SAFETY: geteuid(2) takes no argument, cannot fail, and reads or writes no memory of
     // this process.
     let root = unsafe { libc::geteuid() } == 0;
+    if sandbox_error(root).is_none() {
+        return Containment::Sandbox { root };
+    }
     let mut args: Vec<&str> = if root {
         vec![]
     } else {
@@ -107,8 +124,54 @@ fn subreaper(reason: String) -> Containment {
     Containment::Subreaper { reason }
 }
 
-/// The launch run inside the containment: in a PID namespace, `unshare` starts the program.
+/// Why the sandbox cannot start here (probed once per process), or `None` when it can.
+pub fn sandbox_error(root: bool) -> Option<String> {
+    static PROBED: OnceLock<Option<String>> = OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            let (uid, gid) = match sandbox_ids(root) {
+                Ok(ids) => ids,
+                Err(error) => return Some(error),
+            };
+            jail::probe(uid, gid).err()
+        })
+        .clone()
+}
+
+/// The first uid of the block leased for this process's sandboxes when it is root (the
+/// block's lock is held until the process ends).
+static LEASED: OnceLock<Result<u32, String>> = OnceLock::new();
+/// The next uid of that block to give.
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// The machine's uid and gid the next sandbox runs as: a fresh uid of the leased block when
+/// root, else this process's own.
+fn sandbox_ids(root: bool) -> Result<(u32, u32), String> {
+    if !root {
+        // SAFETY: geteuid(2) and getegid(2) take no argument and cannot fail.
+        return Ok(unsafe { (libc::geteuid(), libc::getegid()) });
+    }
+    let first = LEASED
+        .get_or_init(|| {
+            let lease = super::uids::Lease::acquire(Path::new(super::uids::LEASE_DIR))
+                .map_err(|e| e.to_string())?;
+            let first = *lease.block().start();
+            // The lock lives as long as the process: its uids are this process's.
+            std::mem::forget(lease);
+            Ok(first)
+        })
+        .clone()?;
+    let offset = NEXT.fetch_add(1, Ordering::Relaxed) % super::uids::UIDS_PER_RUN;
+    Ok((first + offset, first + offset))
+}
+
+/// The launch run inside the containment: in the sandbox, the helper runs the program in
+/// an empty root with a copy of the files its command names; in a PID namespace, `unshare`
+/// starts the program.
 pub fn wrap(launch: &Launch, containment: &Containment) -> Launch {
+    if let Containment::Sandbox { root } = containment {
+        return sandboxed(launch, *root);
+    }
     let Containment::PidNamespace { user_namespace } = containment else {
         return launch.clone();
     };
@@ -123,6 +186,136 @@ pub fn wrap(launch: &Launch, containment: &Containment) -> Launch {
         program: "unshare".into(),
         args,
         ..launch.clone()
+    }
+}
+
+/// Everything writable of one sandbox together (its home and /tmp).
+const SCRATCH_BYTES: u64 = 64 << 20;
+
+fn sandboxed(launch: &Launch, root: bool) -> Launch {
+    let Some(helper) = jail::helper() else {
+        // The probe found it; it cannot have gone since.
+        return launch.clone();
+    };
+    match plan(launch, root) {
+        Ok(plan) => {
+            let env = launch
+                .env
+                .iter()
+                .filter(|(k, _)| k != "HOME" && k != "TMPDIR")
+                .cloned()
+                .chain([
+                    ("HOME".into(), OsString::from(jail::HOME)),
+                    ("TMPDIR".into(), OsString::from("/tmp")),
+                ])
+                .collect();
+            jail::launch(
+                &plan,
+                &Launch {
+                    env,
+                    ..launch.clone()
+                },
+                &helper,
+            )
+        }
+        Err(message) => jail::failing(&message, launch, &helper),
+    }
+}
+
+/// The sandbox of a launch: its program and what it needs, and a copy of the folder of each
+/// file its command names (the module, the adapter), at the same place, read-only.
+fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
+    let argv: Vec<PathBuf> = super::super::subject::launch::command_line(launch)
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let cwd = match &launch.current_dir {
+        Some(dir) => dir.clone(),
+        None => {
+            std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?
+        }
+    };
+    let path = launch
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    let mut copies: Vec<Step> = Vec::new();
+    for (index, word) in argv.iter().enumerate() {
+        // The program is laid out with what it needs, unless it is a file of the caller's
+        // own (`./run.sh`, named relative to the current folder).
+        if index == 0 && (word.is_absolute() || word.components().count() == 1) {
+            continue;
+        }
+        let named = cwd.join(word);
+        if !named.is_file() {
+            continue;
+        }
+        let copy = own_files(&named, &cwd);
+        if !copies.iter().any(|c| copy.path().starts_with(c.path())) {
+            copies.push(copy);
+        }
+    }
+    // It starts in the caller's folder (empty unless a copy lands there), so relative names
+    // in its command mean what they mean to the caller.
+    if !copies.iter().any(|c| cwd.starts_with(c.path())) {
+        copies.push(Step::Dir { path: cwd.clone() });
+    }
+    let inside_cwd = cwd.clone();
+    let (uid, gid) = sandbox_ids(root)?;
+    let plan = jail::assemble(jail::Request {
+        argv,
+        path,
+        cwd_outside: cwd,
+        cwd: inside_cwd,
+        also: Vec::new(),
+        copies,
+        uid,
+        gid,
+        scratch_bytes: SCRATCH_BYTES,
+        cgroup_procs: Vec::new(),
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(plan)
+}
+
+/// What is copied for a file the command names: the highest folder from the caller's
+/// folder down to the file's own that fits a copy's bounds (hidden entries and dependency
+/// and build folders left out), so modules that import or read their project's other files
+/// find them; the file alone when no folder fits or it lies in a folder every user shares.
+fn own_files(file: &Path, cwd: &Path) -> Step {
+    let folder = file.parent().unwrap_or(Path::new("/"));
+    let shared = |f: &Path| {
+        f.parent().is_none_or(|p| p == Path::new("/"))
+            || ["/tmp", "/var/tmp", "/dev/shm"]
+                .iter()
+                .any(|s| f == Path::new(s))
+    };
+    let mut candidates: Vec<&Path> = folder
+        .ancestors()
+        .take_while(|f| f.starts_with(cwd))
+        .collect();
+    if candidates.is_empty() {
+        candidates.push(folder);
+    }
+    let chosen = candidates
+        .into_iter()
+        .rev()
+        .filter(|f| !shared(f))
+        .find(|f| jail::fits(f));
+    match chosen {
+        Some(folder) => Step::Copy {
+            source: folder.to_owned(),
+            path: folder.to_owned(),
+            skip_hidden: true,
+        },
+        None => Step::Copy {
+            source: file.to_owned(),
+            path: folder.to_owned(),
+            skip_hidden: true,
+        },
     }
 }
 

@@ -4,9 +4,12 @@
 //! drop, with a sweep for anything that escaped the group.
 
 pub mod contain;
+pub mod jail;
+pub mod random;
 mod reaper;
 mod tail;
 mod threads;
+pub mod uids;
 
 pub use contain::Containment;
 pub use reaper::{sweep, MARKER_VARIABLE};

@@ -29,4 +29,5 @@ mod mutate;
 mod number_models;
 mod properties;
 mod reports_ci;
+mod sandbox_isolation;
 mod spec_integrity;

@@ -46,8 +46,9 @@ pub struct Lease {
 
 impl Lease {
     /// Leases a free block in `dir`, skipping blocks that overlap any subordinate-id range
-    /// in `/etc/subuid` or `/etc/subgid`. The search starts at a block chosen by pid so
-    /// concurrent runs rarely contend for the same lock.
+    /// in `/etc/subuid` or `/etc/subgid`. The search starts at a random block, so concurrent
+    /// runs rarely contend for the same lock and successive runs rarely reuse a block (a
+    /// submission's keyrings die with its user namespace anyway).
     pub fn acquire(dir: &Path) -> Result<Lease, UidError> {
         let io_error = |source| UidError::Io {
             dir: dir.display().to_string(),
@@ -58,7 +59,8 @@ impl Lease {
             .iter()
             .flat_map(|f| subordinate_ranges(&std::fs::read_to_string(f).unwrap_or_default()))
             .collect();
-        let start = std::process::id() % BLOCKS;
+        let start = (super::random::fresh().map_or(u64::from(std::process::id()), |r| r)
+            % u64::from(BLOCKS)) as u32;
         for offset in 0..BLOCKS {
             let block = (start + offset) % BLOCKS;
             let first = FIRST_UID + block * UIDS_PER_RUN;
@@ -139,8 +141,12 @@ mod tests {
         assert_eq!(firsts.len(), 4, "two live runs got the same block");
         let first = *leases[0].block().start();
         drop(leases);
-        // A dead run's block is free again.
-        assert_eq!(*Lease::acquire(dir.path()).unwrap().block().start(), first);
+        // A dead run's block is free again: its lock can be taken.
+        let block = (first - FIRST_UID) / UIDS_PER_RUN;
+        let lock = File::open(dir.path().join(format!("block-{block}.lock"))).unwrap();
+        // SAFETY: flock(2) takes integers only; `lock` holds the fd open for the call.
+        let taken = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        assert_eq!(taken, 0);
     }
 
     #[test]
