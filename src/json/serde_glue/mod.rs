@@ -177,7 +177,7 @@ impl<'de> de::Deserializer<'de> for TakeHandedOver {
 mod tests {
     use super::*;
     use crate::json::parse;
-    use crate::protocol::Reply;
+    use crate::protocol::{Reply, Request};
     use crate::spec::{Answer, CaseFile};
 
     fn read<T: de::DeserializeOwned>(json: &str) -> Result<T, ShapeError> {
@@ -269,14 +269,14 @@ mod tests {
         }
         // A key holding the character that marks paths in nested errors stays whole.
         for key in ["x", r"\u0001x", r"\u00011\u0001x"] {
-            let reply = format!(
-                r#"{{"batches": [{{"status": "returned", "output": 1, "invocations": [], "{key}": 1}}], "id": 1, "output": "", "type": "result"}}"#
+            let request = format!(
+                r#"{{"answer": {{"type": "return", "value": 1, "{key}": 1}}, "id": 1, "call": 2, "type": "answer"}}"#
             );
             let key = parse(&format!("\"{key}\"")).unwrap();
             let key = key.as_str().unwrap();
-            let error = read::<Reply>(&reply).unwrap_err().to_string();
+            let error = read::<Request>(&request).unwrap_err().to_string();
             assert!(
-                error.starts_with(&format!("batches[0].{key}: unknown field `{key}`")),
+                error.starts_with(&format!("answer.{key}: unknown field `{key}`")),
                 "{error:?}"
             );
         }
