@@ -27,4 +27,5 @@ mod layering;
 mod mutate;
 mod number_models;
 mod properties;
+mod shown;
 mod spec_integrity;

@@ -59,13 +59,49 @@ pub(super) fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
         .map(|s| (*s).to_owned())
         .collect();
     let some_args = prop_oneof![9 => args(2), 1 => deep_args()];
-    prop::collection::vec(
+    let drawn = prop::collection::vec(
         (
             prop::sample::select(names),
             prop::option::weighted(0.85, some_args),
         ),
         1..5,
+    );
+    (drawn, prop::option::weighted(0.2, number_twins())).prop_map(|(mut distinct, twins)| {
+        distinct.extend(twins.unwrap_or_default());
+        distinct
+    })
+}
+
+/// Calls of one tool whose args are equal as numbers but not as JSON (`1`, `1.0`, `true`;
+/// `0`, `0.0`, `-0.0`, `false`): different calls (DEDUP-NUMBER-DISTINCT). Random args
+/// almost never hold two of them, so the hidden cases would not show the rule without
+/// these (stratified: about one case in six has some).
+fn number_twins() -> impl Strategy<Value = Vec<Distinct>> {
+    let ones = vec![Value::from(1i64), Value::Float(1.0), Value::Bool(true)];
+    let zeros = vec![
+        Value::from(0i64),
+        Value::Float(0.0),
+        Value::Float(-0.0),
+        Value::Bool(false),
+    ];
+    let family = prop_oneof![Just(ones), Just(zeros)];
+    (
+        prop::sample::select(KNOWN_TOOLS.to_vec()),
+        family.prop_flat_map(|values| {
+            let n = values.len();
+            prop::sample::subsequence(values, 2..=n)
+        }),
     )
+        .prop_map(|(name, values)| {
+            values
+                .into_iter()
+                .map(|value| {
+                    let mut args = Object::new();
+                    args.insert("n".into(), value);
+                    (name.to_owned(), Some(args))
+                })
+                .collect()
+        })
 }
 
 /// Many distinct calls (130 to 250): a long batch's keys.
