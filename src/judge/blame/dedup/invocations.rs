@@ -98,13 +98,21 @@ impl Batch<'_> {
     /// invocations and results that show it).
     fn served_from_earlier_call(&self, i: usize, key: &str, given: &[Given]) -> Option<String> {
         let (entry, _) = given[i].as_ref()?;
-        let actual = self.run.output.as_object()?.lookup().get(entry.as_str()).cloned()?;
+        let actual = self
+            .run
+            .output
+            .as_object()?
+            .lookup()
+            .get(entry.as_str())
+            .cloned()?;
         let earlier = self.history.invoked.get(key);
         if earlier.is_some_and(|answers| answers.iter().any(|a| a.entry_value() == actual)) {
             return Some("it holds what an earlier batch's invocation was given".into());
         }
         if self.answer_now(i).as_ref() == Some(&actual) {
-            return Some("it holds the tool's answer, served from a cache kept from an earlier call".into());
+            return Some(
+                "it holds the tool's answer, served from a cache kept from an earlier call".into(),
+            );
         }
         Some(format!(
             "it holds {}, which no invocation of this batch gave: served from a cache kept from an earlier call, or made up",

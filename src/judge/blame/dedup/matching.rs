@@ -1,8 +1,8 @@
 //! Matches every call with the key the implementation gave it: the plausible ways of
 //! writing its key, then an entry that holds its args read back.
 
-use super::super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::super::ids::DEDUP_KEY_ORDER;
+use super::super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::{Batch, Given, MOST_ENTRIES_READ};
 use crate::json::{dumps_object, Key, Object, Style};
 use std::collections::{HashMap, HashSet};
