@@ -85,10 +85,6 @@ fn single_bug_examples() -> Vec<(String, Vec<String>)> {
 /// that comes off this list fails the test until it is removed, so the list only shrinks.
 const OPEN: &[(&str, &str)] = &[
     (
-        "conformance/examples/python/broken/ids_counted_when_run.py",
-        "a repeat of an over-limit id past the limit, with no plain duplicate past the limit in its batch, cannot tell EXEC-DUP-ANY-EARLIER from EXEC-DUP-BEFORE-LIMIT",
-    ),
-    (
         "conformance/examples/python/broken/ids_normalised.py",
         "on some seeds an id normalised alike in two batches is charged EXEC-NO-STATE",
     ),
