@@ -72,36 +72,33 @@ pub(super) fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
     })
 }
 
-/// Calls of one tool whose args are equal as numbers but not as JSON (`1`, `1.0`, `true`;
-/// `0`, `0.0`, `-0.0`, `false`): different calls (DEDUP-NUMBER-DISTINCT). Random args
-/// almost never hold two of them, so the hidden cases would not show the rule without
-/// these (stratified: about one case in six has some).
+/// Calls of one tool whose args are equal as numbers but not as JSON: a number and the
+/// boolean of its value (`1` or `1.0` and `true`; `0`, `0.0` or `-0.0` and `false`), which
+/// are different calls under every number model (DEDUP-NUMBER-DISTINCT). Random args almost
+/// never hold such a pair, so the hidden cases would not show the rule without these
+/// (stratified: about one case in six has one). Two numbers are left out: under `float64`
+/// they are one call (RULINGS E), and their scripts would disagree.
 fn number_twins() -> impl Strategy<Value = Vec<Distinct>> {
-    let ones = vec![Value::from(1i64), Value::Float(1.0), Value::Bool(true)];
-    let zeros = vec![
-        Value::from(0i64),
-        Value::Float(0.0),
-        Value::Float(-0.0),
-        Value::Bool(false),
+    let pair = prop_oneof![
+        prop::sample::select(vec![Value::from(1i64), Value::Float(1.0)])
+            .prop_map(|n| [n, Value::Bool(true)]),
+        prop::sample::select(vec![
+            Value::from(0i64),
+            Value::Float(0.0),
+            Value::Float(-0.0)
+        ])
+        .prop_map(|n| [n, Value::Bool(false)]),
     ];
-    let family = prop_oneof![Just(ones), Just(zeros)];
-    (
-        prop::sample::select(KNOWN_TOOLS.to_vec()),
-        family.prop_flat_map(|values| {
-            let n = values.len();
-            prop::sample::subsequence(values, 2..=n)
-        }),
-    )
-        .prop_map(|(name, values)| {
-            values
-                .into_iter()
-                .map(|value| {
-                    let mut args = Object::new();
-                    args.insert("n".into(), value);
-                    (name.to_owned(), Some(args))
-                })
-                .collect()
-        })
+    (prop::sample::select(KNOWN_TOOLS.to_vec()), pair).prop_map(|(name, values)| {
+        values
+            .into_iter()
+            .map(|value| {
+                let mut args = Object::new();
+                args.insert("n".into(), value);
+                (name.to_owned(), Some(args))
+            })
+            .collect()
+    })
 }
 
 /// Many distinct calls (130 to 250): a long batch's keys.
