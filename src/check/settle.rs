@@ -126,9 +126,17 @@ fn with_generated(
             tallies.entry(id).or_default().add(*tally);
         }
     }
+    let functions: Vec<_> = report.generated.iter().map(|g| g.function).collect();
     for requirement in &context.spec.requirements {
-        let Some(tally) = tallies.get(requirement.id.as_str()) else {
-            continue;
+        let checked = crate::judge::blame::ids::CHECKED.contains(&requirement.id.as_str());
+        let tally = match tallies.get(requirement.id.as_str()) {
+            Some(tally) => *tally,
+            // A checked requirement of a function whose hidden cases ran but never showed
+            // it is not earned on the public cases alone (RULINGS D).
+            None if checked && functions.contains(&requirement.function) => {
+                GeneratedTally::default()
+            }
+            None => continue,
         };
         let index = match report
             .requirements
@@ -142,8 +150,12 @@ fn with_generated(
             }
         };
         let summary = &mut report.requirements[index];
-        summary.generated = *tally;
-        summary.met = is_met(summary);
+        summary.generated = tally;
+        summary.met = if checked {
+            is_met_on_hidden_cases(summary)
+        } else {
+            is_met(summary)
+        };
     }
     // Keep the spec's order.
     let order: Vec<&str> = context
@@ -180,6 +192,13 @@ fn is_met(r: &RequirementSummary) -> bool {
         && r.generated.charged == 0
         && r.shown + r.generated.shown > 0
         && (r.generated.exercised == 0 || r.generated.shown > 0)
+}
+
+/// RULINGS D where hidden cases ran: nowhere charged, and shown happening by a hidden
+/// generated case (one whose calls match no public batch), so that output that only
+/// replays the public cases, or skips the work, earns nothing.
+fn is_met_on_hidden_cases(r: &RequirementSummary) -> bool {
+    r.failed == 0 && r.generated.charged == 0 && r.generated.shown > 0
 }
 
 /// Results of fixed cases (spec cases and replayed regressions); the generated entries are

@@ -141,7 +141,7 @@ fn the_class_page_shows_a_heatmap_and_what_to_teach_again() {
             "--function",
             "execute_tool_calls",
             "--fuzz",
-            "10",
+            "100",
             "--seed",
             "3",
             "--out",

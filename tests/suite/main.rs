@@ -30,4 +30,5 @@ mod number_models;
 mod properties;
 mod reports_ci;
 mod sandbox_isolation;
+mod shown;
 mod spec_integrity;

@@ -323,8 +323,25 @@ impl Tally {
 
 /// A value as it appears inside a diagnosis: short, one line, JSON.
 fn quote(value: &crate::json::Value) -> String {
+    if let Some(words) = value.as_str().and_then(unscripted) {
+        return words;
+    }
     let text = crate::json::dumps(value, crate::json::Style::PYTHON);
     shorten(&text)
+}
+
+/// What parcall's dispatch or tools answer a request no script covers (a request no call of
+/// the case makes), said in words: the text itself is parcall's, and a student reading
+/// "got ..." would take it for their own output.
+fn unscripted(text: &str) -> Option<String> {
+    let request = text
+        .strip_prefix("error: ")
+        .unwrap_or(text)
+        .strip_prefix("parcall: no scripted answer for ")?;
+    Some(format!(
+        "the answer to a request no call of this case makes ({})",
+        shorten(request)
+    ))
 }
 
 fn shorten(text: &str) -> String {
@@ -338,7 +355,7 @@ fn shorten(text: &str) -> String {
 
 /// A string shown in a diagnosis: JSON-quoted, so invisible characters are visible.
 fn quote_str(text: &str) -> String {
-    shorten(&crate::json::dumps_str(text))
+    unscripted(text).unwrap_or_else(|| shorten(&crate::json::dumps_str(text)))
 }
 
 #[cfg(test)]

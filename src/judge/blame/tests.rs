@@ -238,3 +238,13 @@ fn under_float64_results_compare_by_value_but_true_is_not_1() {
     runs[0].output = parse(r#"{"f({\"k\": 1})": 2}"#).unwrap();
     assert!(!crate::judge::judge(&case.case, &runs).is_pass());
 }
+
+#[test]
+fn a_diagnosis_never_shows_parcalls_own_answer_as_the_implementations_text() {
+    let text = "error: parcall: no scripted answer for lookup_doc({})";
+    for quoted in [quote_str(text), quote(&Value::Str(text.into()))] {
+        assert!(!quoted.contains("parcall:"), "{quoted}");
+        assert!(quoted.contains("lookup_doc({})"), "{quoted}");
+    }
+    assert_eq!(quote_str("plain"), "\"plain\"");
+}

@@ -194,3 +194,52 @@ impl Tools for Remembering<'_> {
         answer
     }
 }
+
+/// A submission that skips the work: the right ids and keys, every content and result
+/// `""`, and nothing dispatched or invoked (no duplicate or limit error written either).
+pub(crate) fn canned() -> impl FnMut(&Case) -> CaseRun {
+    |case: &Case| {
+        let runs = match case {
+            Case::Exec(exec) => exec
+                .batches
+                .iter()
+                .map(|batch| {
+                    let calls = input::tool_calls(&batch.calls).expect("cases are in the domain");
+                    let limit = batch
+                        .max_parallel
+                        .unwrap_or(parcall::reference::DEFAULT_MAX_PARALLEL);
+                    let messages = parcall::reference::plan(&calls, limit)
+                        .into_iter()
+                        .map(|decision| {
+                            let mut message = parcall::json::Object::new();
+                            message.insert("role".into(), "tool".into());
+                            message.insert("tool_call_id".into(), decision.id.as_str().into());
+                            message.insert("content".into(), "".into());
+                            Value::from(message)
+                        })
+                        .collect();
+                    BatchRun {
+                        output: Value::List(messages),
+                        invocations: Vec::new(),
+                    }
+                })
+                .collect(),
+            Case::Dedup(dedup) => dedup
+                .batches
+                .iter()
+                .map(|batch| {
+                    let calls = input::dedup_calls(&batch.calls).expect("cases are in the domain");
+                    let entries: parcall::json::Object = calls
+                        .iter()
+                        .map(|c| (canonical_key(&c.name, c.args.as_ref()).into(), "".into()))
+                        .collect();
+                    BatchRun {
+                        output: Value::from(entries),
+                        invocations: Vec::new(),
+                    }
+                })
+                .collect(),
+        };
+        (runs, None)
+    }
+}

@@ -4,6 +4,7 @@ anything else it does what the exercise's stub does (nothing, so it returns None
 passes every spec case. RULINGS D: fixed cases are public, so only the hidden generated
 cases can show a rule kept; this submission must score at most 10% of the points."""
 # parcall: breaks EXEC-OUTPUT-COUNT DEDUP-RESULT-ENTRIES
+# parcall: replays the public spec (not a single-bug example)
 import json
 import os
 

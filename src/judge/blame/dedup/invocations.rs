@@ -17,10 +17,12 @@ impl Batch<'_> {
         tally: &mut Tally,
     ) {
         let number = self.number;
-        let (expected, wanted_for) = self.expected_invocations(canonical, given, tally);
+        let (expected, wanted_for) = self.expected_invocations(canonical, given);
         let mut diff = crate::judge::multiset_difference(&expected, &self.run.invocations);
         let wanted = || wanted_for.iter().zip(&expected);
         self.check_default_args(&wanted_for, &expected, &mut diff, tally);
+        self.check_args_read_otherwise(&wanted_for, &expected, given, &mut diff, tally);
+        self.shows_invocations(canonical, given, &wanted_for, &expected, &diff, tally);
         for unexpected in &diff.unexpected {
             let repeat = wanted().find(|(_, w)| *w == unexpected);
             match repeat {
@@ -64,14 +66,14 @@ impl Batch<'_> {
                 continue;
             };
             let position = i + 1;
-            let served = given[*i].is_some();
-            if served || (self.number > 1 && self.history.keys.contains(&canonical[*i])) {
+            let key = &canonical[*i];
+            if let Some(answered) = self.served_from_earlier_call(*i, key, given) {
                 tally.breaks(
                     DEDUP_NO_STATE,
                     number,
                     format!(
-                        "call {position}'s key {} has an entry but its tool was not invoked: a cache from an earlier call answered; every call starts with an empty cache",
-                        quote_str(&canonical[*i])
+                        "call {position}'s key {} has an entry but its tool was not invoked: {answered}; every call starts with an empty cache",
+                        quote_str(key)
                     ),
                 );
             } else {
@@ -80,11 +82,42 @@ impl Batch<'_> {
                     number,
                     format!(
                         "call {position}'s tool was never invoked for its key {}",
-                        quote_str(&canonical[*i])
+                        quote_str(key)
                     ),
                 );
             }
         }
+    }
+
+    /// Why call `i`'s entry, whose tool this batch did not invoke, came from an earlier
+    /// call of the function: it holds what an earlier batch of this case was given for
+    /// that key, or what the tool gives (a cache hit without an invocation), or some other
+    /// value no invocation of this batch gave. A call without an entry was not served at
+    /// all: the invocation rule's. Output made up without invoking anything reads as the
+    /// last kind; it is charged here too, and earns nothing (no rule is shown without the
+    /// invocations and results that show it).
+    fn served_from_earlier_call(&self, i: usize, key: &str, given: &[Given]) -> Option<String> {
+        let (entry, _) = given[i].as_ref()?;
+        let actual = self
+            .run
+            .output
+            .as_object()?
+            .lookup()
+            .get(entry.as_str())
+            .cloned()?;
+        let earlier = self.history.invoked.get(key);
+        if earlier.is_some_and(|answers| answers.iter().any(|a| a.entry_value() == actual)) {
+            return Some("it holds what an earlier batch's invocation was given".into());
+        }
+        if self.answer_now(i).as_ref() == Some(&actual) {
+            return Some(
+                "it holds the tool's answer, served from a cache kept from an earlier call".into(),
+            );
+        }
+        Some(format!(
+            "it holds {}, which no invocation of this batch gave: served from a cache kept from an earlier call, or made up",
+            quote(&actual)
+        ))
     }
 
     /// The invocations a correct implementation makes, and the call each is for.
@@ -92,7 +125,6 @@ impl Batch<'_> {
         &self,
         canonical: &[String],
         given: &[Given],
-        tally: &mut Tally,
     ) -> (Vec<Value>, Vec<usize>) {
         let empty = Object::new();
         let mut expected: Vec<Value> = Vec::new();
@@ -102,20 +134,13 @@ impl Batch<'_> {
             if !self.case.tools.contains_key(&call.name) {
                 continue;
             }
-            tally.applies(DEDUP_INVOKE_ONCE);
             let key = given[i]
                 .as_ref()
                 .map_or(canonical[i].as_str(), |(k, _)| k.as_str());
-            if let Some(first) = keys_seen.get(key) {
-                if canonical[*first] == canonical[i] {
-                    tally.applies(DEDUP_CACHE_HIT);
-                }
+            if keys_seen.contains_key(key) {
                 continue;
             }
             keys_seen.insert(key, i);
-            if self.number > 1 && self.history.keys.contains(&canonical[i]) {
-                tally.applies(DEDUP_NO_STATE);
-            }
             let mut invocation = Object::new();
             invocation.insert("name".into(), call.name.as_str().into());
             invocation.insert(
@@ -167,4 +192,104 @@ impl Batch<'_> {
             }
         }
     }
+
+    /// What call `i`'s tool would have given, had this batch invoked it.
+    fn answer_now(&self, i: usize) -> Option<Value> {
+        let call = &self.calls[i];
+        let scripts = crate::spec::Scripts::new(&self.case.tools);
+        let script = scripts.get(&call.name)?;
+        let args = crate::reference::canonical_args(call.args.as_ref().unwrap_or(&Object::new()));
+        let nth = self
+            .history
+            .answered
+            .get(&(call.name.clone(), args.clone()))
+            .copied()
+            .unwrap_or(0);
+        let answer = crate::spec::tool_answer(&call.name, script, &args, nth);
+        Some(Answer::from(answer).entry_value())
+    }
+
+    /// What the invocations show (RULINGS D: only what happened): each key invoked, a key
+    /// of an earlier batch invoked again, and a repeated key served by its one invocation.
+    fn shows_invocations(
+        &self,
+        canonical: &[String],
+        given: &[Given],
+        wanted_for: &[usize],
+        expected: &[Value],
+        diff: &crate::judge::InvocationDiff,
+        tally: &mut Tally,
+    ) {
+        let key_of = |i: usize| given[i].as_ref().map_or(canonical[i].as_str(), |(k, _)| k);
+        for (&i, request) in wanted_for.iter().zip(expected) {
+            if diff.missing.contains(request) {
+                continue;
+            }
+            tally.applies(DEDUP_INVOKE_ONCE);
+            if self.number > 1 && self.history.keys.contains(&canonical[i]) {
+                tally.applies(DEDUP_NO_STATE);
+            }
+            let repeated = (i + 1..self.calls.len())
+                .any(|j| canonical[j] == canonical[i] && key_of(j) == key_of(i));
+            if repeated && !diff.unexpected.contains(request) {
+                tally.applies(DEDUP_CACHE_HIT);
+            }
+        }
+    }
+
+    /// A call's tool invoked with args that differ from the call's only as one number type
+    /// reads them (`1` as `1.0`): the pair of a missing and an unexpected invocation is one
+    /// bug, shown already in the key where the key reads the number that way, and the
+    /// invocation rule's otherwise. Leaves `diff` so no other rule charges it again.
+    fn check_args_read_otherwise(
+        &self,
+        wanted_for: &[usize],
+        expected: &[Value],
+        given: &[Given],
+        diff: &mut crate::judge::InvocationDiff,
+        tally: &mut Tally,
+    ) {
+        for (&i, request) in wanted_for.iter().zip(expected) {
+            let call = &self.calls[i];
+            let Some(missing) = diff.missing.iter().position(|m| m == request) else {
+                continue;
+            };
+            let Some(form) = super::loose::loose_form(call) else {
+                continue;
+            };
+            let read_otherwise = diff.unexpected.iter().position(|u| {
+                invoked_call(u).is_some_and(|invoked| {
+                    invoked.name == call.name
+                        && super::loose::loose_form(&invoked).as_ref() == Some(&form)
+                })
+            });
+            let Some(unexpected) = read_otherwise else {
+                continue;
+            };
+            let got = diff.unexpected.remove(unexpected);
+            diff.missing.remove(missing);
+            if given[i].as_ref().is_some_and(|(_, d)| !d.is_empty()) {
+                continue;
+            }
+            tally.breaks(
+                DEDUP_INVOKE_ONCE,
+                self.number,
+                format!(
+                    "call {} must invoke its tool with its args as given, {}; got the invocation {}",
+                    i + 1,
+                    quote(request),
+                    quote(&got)
+                ),
+            );
+        }
+    }
+}
+
+/// An invocation read as a call: its name and args.
+fn invoked_call(invocation: &Value) -> Option<crate::reference::DedupCall> {
+    let object = invocation.as_object()?;
+    Some(crate::reference::DedupCall {
+        name: object.get("name")?.as_str()?.to_owned(),
+        args: Some(object.get("args")?.as_object()?.clone()),
+    })
 }

@@ -1,6 +1,7 @@
 //! Matches every call with the key the implementation gave it: the plausible ways of
 //! writing its key, then an entry that holds its args read back.
 
+use super::super::ids::DEDUP_KEY_ORDER;
 use super::super::keys::{keys_given, plausible_keys, read_back, Departure, Features};
 use super::{Batch, Given, MOST_ENTRIES_READ};
 use crate::json::{dumps_object, Key, Object, Style};
@@ -22,7 +23,7 @@ impl Batch<'_> {
             .filter(|k| !taken.contains(k.as_str()))
             .take(MOST_ENTRIES_READ)
             .collect();
-        self.keys_read_back(&unread, &mut given);
+        self.keys_read_back(&unread, canonical, &mut given);
         self.keys_shared(&unread, canonical, &mut given);
         given
     }
@@ -74,16 +75,19 @@ impl Batch<'_> {
         }
     }
 
-    /// Each call no way of writing explains takes the first unread entry that holds its
-    /// args, read back.
-    fn keys_read_back(&self, unread: &[&Key], given: &mut [Given]) {
+    /// Each call no way of writing explains takes the unread entry that holds its args,
+    /// read back, and is nearest its canonical key in length: numbers that differ only
+    /// late (two long integers a digit apart) both come near the call's, and the one of
+    /// its own size is its own.
+    fn keys_read_back(&self, unread: &[&Key], canonical: &[String], given: &mut [Given]) {
         for (i, call) in self.written.iter().enumerate() {
             if given[i].is_some() {
                 continue;
             }
             given[i] = unread
                 .iter()
-                .find_map(|k| read_back(self.model, call, k).map(|d| (k.to_string(), vec![d])));
+                .filter_map(|k| read_back(self.model, call, k).map(|d| (k.to_string(), vec![d])))
+                .min_by_key(|(k, _)| k.len().abs_diff(canonical[i].len()));
         }
     }
 
@@ -103,7 +107,11 @@ impl Batch<'_> {
                         canonical[j] == canonical[i]
                             && given[j].as_ref().is_some_and(|(e, _)| e == k)
                     })
-                }) && read_back(self.model, &self.written[i], entry).is_some()
+                }) && read_back(self.model, &self.written[i], entry)
+                    // Only a key order the ways of writing do not name: an entry whose
+                    // numbers merely come near the call's is another call's (a cache kept
+                    // from an earlier call holds many), not this one's respelled.
+                    == Some(Departure::ReadBack(DEDUP_KEY_ORDER))
             });
             if let Some(i) = shared {
                 let departure = read_back(self.model, &self.written[i], entry).expect("just read");

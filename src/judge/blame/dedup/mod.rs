@@ -32,6 +32,9 @@ type Given = Option<(String, Vec<super::keys::Departure>)>;
 struct History {
     /// Keys, canonical and as the implementation wrote them, of earlier batches.
     keys: HashSet<String>,
+    /// The answers each key invoked in earlier batches was given (keys as the model
+    /// writes them): what a cache that outlived its batch would serve.
+    invoked: HashMap<String, Vec<Answer>>,
     /// Scripted answers given so far per (tool, canonical args).
     answered: HashMap<(String, String), usize>,
 }
@@ -75,6 +78,7 @@ pub(super) fn diagnose(model: NumberModel, case: &DedupCase, runs: &[BatchRun], 
             }
         };
         let answers = replay(model, &scripts, &run.invocations, &mut history.answered);
+        let invoked = answers.clone();
         let keys = Batch {
             number: index + 1,
             model,
@@ -87,6 +91,9 @@ pub(super) fn diagnose(model: NumberModel, case: &DedupCase, runs: &[BatchRun], 
         }
         .check(tally);
         history.keys.extend(keys);
+        for (key, answers) in invoked {
+            history.invoked.entry(key).or_default().extend(answers);
+        }
     }
 }
 
@@ -111,9 +118,6 @@ impl Batch<'_> {
             .iter()
             .map(|c| canonical_key_in(self.model, &c.name, c.args.as_ref()))
             .collect();
-        if self.number > 1 {
-            tally.applies(DEDUP_NO_STATE);
-        }
         let Some(output) = self.check_result_is_dict(tally) else {
             return canonical;
         };
@@ -136,8 +140,12 @@ impl Batch<'_> {
 
     /// The result is a dict from keys to results.
     fn check_result_is_dict(&self, tally: &mut Tally) -> Option<&Object> {
-        tally.applies(DEDUP_RESULT_ENTRIES);
         let output = self.run.output.as_object();
+        // An empty batch's empty dict is every entry it must have; elsewhere the entries
+        // show the rule where they hold what their invocations gave.
+        if self.calls.is_empty() && output.is_some_and(Object::is_empty) {
+            tally.applies(DEDUP_RESULT_ENTRIES);
+        }
         if output.is_none() {
             tally.breaks(
                 DEDUP_RESULT_ENTRIES,

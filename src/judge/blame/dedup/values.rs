@@ -31,20 +31,23 @@ impl Batch<'_> {
                 continue;
             };
             if !self.case.tools.contains_key(&call.name) {
-                tally.applies(DEDUP_UNKNOWN_TOOL);
                 let expected = unknown_tool(&call.name);
-                let stale = !actual.as_str().is_some_and(|a| a.starts_with("error"));
-                if actual.as_str() != Some(expected.as_str()) && stale {
+                if actual.as_str() == Some(expected.as_str()) {
+                    tally.applies(DEDUP_UNKNOWN_TOOL);
+                    tally.applies(DEDUP_RESULT_ENTRIES);
+                } else if !actual.as_str().is_some_and(|a| a.starts_with("error")) {
+                    // A result, where no tool of that name exists in this call: what a
+                    // cache kept from an earlier call (where the name was a tool) serves.
                     tally.breaks(
                         DEDUP_NO_STATE,
                         self.number,
                         format!(
-                            "call {position} names {}, which is not in tools, but its entry holds {}, a result from an earlier call: the cache survived it",
+                            "call {position} names {}, which is not in tools, but its entry holds {}: no tool of this call gave it, so it was served from a cache kept from an earlier call, or made up",
                             quote_str(&call.name),
                             quote(actual)
                         ),
                     );
-                } else if actual.as_str() != Some(expected.as_str()) {
+                } else {
                     tally.breaks(
                         DEDUP_UNKNOWN_TOOL,
                         self.number,
@@ -68,8 +71,11 @@ impl Batch<'_> {
             } else {
                 DEDUP_RESULT_UNCHANGED
             };
-            tally.applies(requirement);
-            if !answers.iter().any(|a| a.entry_value() == *actual) {
+            if answers.iter().any(|a| a.entry_value() == *actual) {
+                // The entry holds what its invocation gave: shown (RULINGS D).
+                tally.applies(requirement);
+                tally.applies(DEDUP_RESULT_ENTRIES);
+            } else {
                 let expected = answers[0].entry_value();
                 let what = if raised {
                     "its tool raised, so the entry must be"

@@ -30,7 +30,14 @@ impl Batch<'_> {
         };
         let expected = &reading.decisions[i].id;
         match reading.fields[i].0 {
-            Some(id) if id == expected => tally.applies(requirement),
+            Some(id) if id == expected => {
+                tally.applies(requirement);
+                // A later batch that restarts its generated ids, or uses again an id of an
+                // earlier batch, shows that nothing survived (RULINGS A8).
+                if self.number > 1 && (given.is_none() || self.history.ids.contains(id)) {
+                    tally.applies(EXEC_NO_STATE);
+                }
+            }
             None => tally.breaks(
                 requirement,
                 self.number,

@@ -90,9 +90,10 @@ impl Batch<'_> {
             if call.arguments.is_some() {
                 continue;
             }
-            tally.applies(EXEC_DISPATCH_ARGS_DEFAULT);
             let request = request_of(call);
             let Some(missing) = diff.missing.iter().position(|m| *m == request) else {
+                // Dispatched with {}: shown only where the request was made (RULINGS D).
+                tally.applies(EXEC_DISPATCH_ARGS_DEFAULT);
                 continue;
             };
             let same_tool = diff.unexpected.iter().position(|u| {

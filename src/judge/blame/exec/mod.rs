@@ -12,7 +12,6 @@ mod output;
 mod refusals;
 mod replay;
 
-use super::ids::*;
 use super::{quote_str, Tally};
 use crate::json::{NumberModel, Object, Value};
 use crate::judge::BatchRun;
@@ -151,18 +150,13 @@ impl Batch<'_> {
     fn check(&self, tally: &mut Tally) -> Vec<String> {
         let limit = self.max_parallel.unwrap_or(DEFAULT_MAX_PARALLEL);
         let decisions = plan(self.calls, limit);
-        if self.number > 1 {
-            tally.applies(EXEC_NO_STATE);
-        }
         let Some(messages) = self.check_output_count(tally) else {
             return Vec::new();
         };
-        if self.check_output_order(messages, &decisions, tally) {
-            return decisions.into_iter().map(|d| d.id).collect();
-        }
-        let reading = self.read(messages, decisions);
+        let messages = self.check_output_order(messages, &decisions, tally);
+        let reading = self.read(&messages, decisions);
         self.check_failure_isolation(&reading, tally);
-        self.check_shapes(messages, tally);
+        self.check_shapes(&messages, tally);
         let premise = self.check_ids(&reading, tally);
         let refusals = self.read_refusals(&reading, &premise);
         let accepted = self.check_refusals(&reading, &refusals, tally);

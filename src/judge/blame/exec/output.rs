@@ -6,6 +6,8 @@ use super::super::{quote, quote_str, Tally};
 use super::{Batch, Reading};
 use crate::json::{Key, Object, Value};
 use crate::reference::{Decision, Verdict};
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 
 impl<'a> Batch<'a> {
     /// The output is a list of one message per call; returns that list, `None` when the
@@ -34,27 +36,29 @@ impl<'a> Batch<'a> {
         Some(messages)
     }
 
-    /// The messages come in call order; returns whether they are right but out of order.
-    /// Every message is then right for some call, just not in call order: that is the one
-    /// rule broken, and no per-call check can read the others' positions.
+    /// The messages come in call order. Returns the messages matched back to their calls:
+    /// where the output holds every call's message (each its call's id and kind of answer:
+    /// a duplicate error, a limit error or content) in another order, that is the one rule
+    /// broken, and the other checks read each message where it belongs (RULINGS D: one bug,
+    /// one charge), so they can still be shown on this batch.
     pub(super) fn check_output_order(
         &self,
-        messages: &[Value],
+        messages: &'a [Value],
         decisions: &[Decision],
         tally: &mut Tally,
-    ) -> bool {
-        if let Some(diagnosis) = out_of_order(messages, decisions) {
+    ) -> Cow<'a, [Value]> {
+        if let Some((diagnosis, matched)) = out_of_order(messages, decisions) {
             tally.breaks(EXEC_OUTPUT_ORDER, self.number, diagnosis);
-            return true;
+            return Cow::Owned(matched);
         }
         if self.calls.len() > 1 {
             tally.applies(EXEC_OUTPUT_ORDER);
         }
-        false
+        Cow::Borrowed(messages)
     }
 
     /// Reads each call's message for its id and content, and where the batch stopped.
-    pub(super) fn read(&self, messages: &'a [Value], decisions: Vec<Decision>) -> Reading<'a> {
+    pub(super) fn read<'m>(&self, messages: &'m [Value], decisions: Vec<Decision>) -> Reading<'m> {
         let n = self.calls.len();
         let fields: Vec<(Option<&str>, Option<&str>)> = (0..n)
             .map(|i| {
@@ -109,34 +113,93 @@ impl<'a> Batch<'a> {
     }
 }
 
-/// Whether the messages answer the calls with the right ids in another order: the
-/// ids given or generated are a permutation of the expected ones, not in call order.
-fn out_of_order(messages: &[Value], decisions: &[Decision]) -> Option<String> {
+/// What a message answers, as far as order goes: its id and whether it refuses the call
+/// as a duplicate, refuses it as over the limit, or answers it. Two messages with one id
+/// (a call and its duplicate) are told apart by the kind.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Kind {
+    Duplicate,
+    OverLimit,
+    Answer,
+}
+
+fn kind_of(content: &str) -> Kind {
+    if content.starts_with(super::DUPLICATE_PREFIX) {
+        Kind::Duplicate
+    } else if content.starts_with(super::LIMIT_PREFIX) {
+        Kind::OverLimit
+    } else {
+        Kind::Answer
+    }
+}
+
+fn expected_kind(decision: &Decision) -> Kind {
+    match decision.verdict {
+        Verdict::Duplicate => Kind::Duplicate,
+        Verdict::OverLimit => Kind::OverLimit,
+        Verdict::Dispatch => Kind::Answer,
+    }
+}
+
+/// Whether the messages answer the calls in another order: each is some call's (its id
+/// and kind of answer), every call has one, not in call order. Returns the diagnosis and
+/// the messages matched back to their calls (the k-th message of an id and kind to the
+/// k-th call of that id and kind).
+fn out_of_order(messages: &[Value], decisions: &[Decision]) -> Option<(String, Vec<Value>)> {
     if messages.len() != decisions.len() || messages.len() < 2 {
         return None;
     }
-    let ids: Vec<&str> = messages
+    let signatures: Vec<(&str, Kind)> = messages
         .iter()
-        .map(|m| m.as_object()?.get("tool_call_id")?.as_str())
+        .map(|m| {
+            let m = m.as_object()?;
+            let id = m.get("tool_call_id")?.as_str()?;
+            Some((id, kind_of(m.get("content")?.as_str()?)))
+        })
         .collect::<Option<_>>()?;
-    let expected: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
-    if ids == expected {
+    let expected: Vec<(&str, Kind)> = decisions
+        .iter()
+        .map(|d| (d.id.as_str(), expected_kind(d)))
+        .collect();
+    if signatures == expected {
         return None;
     }
-    let (mut sorted, mut sorted_expected) = (ids.clone(), expected.clone());
+    let (mut sorted, mut sorted_expected) = (signatures.clone(), expected.clone());
     sorted.sort_unstable();
     sorted_expected.sort_unstable();
     if sorted != sorted_expected {
         return None;
     }
-    let first = (0..ids.len()).find(|&i| ids[i] != expected[i])?;
-    Some(format!(
-        "message {} answers the call with id {}, but call {} has the id {}: messages must be in call order",
+    let mut unused: HashMap<(&str, Kind), VecDeque<usize>> = HashMap::new();
+    for (i, signature) in signatures.iter().enumerate() {
+        unused.entry(*signature).or_default().push_back(i);
+    }
+    let matched = expected
+        .iter()
+        .map(|signature| {
+            let i = unused.get_mut(signature)?.pop_front()?;
+            Some(messages[i].clone())
+        })
+        .collect::<Option<Vec<Value>>>()?;
+    let first = (0..signatures.len()).find(|&i| signatures[i] != expected[i])?;
+    let diagnosis = format!(
+        "message {} answers the call with id {}{}, but call {} has the id {}{}: messages must be in call order",
         first + 1,
-        quote_str(ids[first]),
+        quote_str(signatures[first].0),
+        kind_words(signatures[first].1),
         first + 1,
-        quote_str(expected[first])
-    ))
+        quote_str(expected[first].0),
+        kind_words(expected[first].1),
+    );
+    Some((diagnosis, matched))
+}
+
+fn kind_words(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Duplicate => " (as a duplicate)",
+        Kind::OverLimit => " (over the limit)",
+        Kind::Answer => "",
+    }
 }
 
 /// What is wrong with the shape of the message at `position`, if anything.

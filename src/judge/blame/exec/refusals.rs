@@ -25,6 +25,9 @@ pub(super) struct Refusals<'r> {
     misses_special: bool,
     /// A plain duplicate past the limit got the limit error.
     limit_first: bool,
+    /// A plain duplicate past the limit got the duplicate error: this implementation
+    /// checks duplicates before the limit.
+    duplicate_first: bool,
     /// The refusals start where a call count carried over from earlier batches would.
     carried_over: bool,
 }
@@ -77,6 +80,7 @@ impl<'a> Batch<'a> {
             limit_requirement: EXEC_LIMIT_POSITION,
             misses_special: false,
             limit_first: false,
+            duplicate_first: false,
             carried_over: false,
         };
         refusals.is_duplicate = (0..n)
@@ -91,8 +95,9 @@ impl<'a> Batch<'a> {
         let r = &refusals;
         let misses_special = (0..n)
             .any(|j| r.is_duplicate[j] && r.special(j) && !r.over(j) && !r.refused_as(j, true));
-        let limit_first = (0..n)
-            .any(|j| r.is_duplicate[j] && !r.special(j) && r.over(j) && r.refused_as(j, false));
+        let plain_past_limit = |j: usize| r.is_duplicate[j] && !r.special(j) && r.over(j);
+        let limit_first = (0..n).any(|j| plain_past_limit(j) && r.refused_as(j, false));
+        let duplicate_first = (0..n).any(|j| plain_past_limit(j) && r.refused_as(j, true));
         // Refusals that start right where a count carried over from the previous batches
         // would put the limit, and not where an off-by-one would.
         let first_refused = (0..n)
@@ -104,6 +109,7 @@ impl<'a> Batch<'a> {
             });
         refusals.misses_special = misses_special;
         refusals.limit_first = limit_first;
+        refusals.duplicate_first = duplicate_first;
         refusals.carried_over = carried_over;
         refusals
     }
@@ -194,16 +200,17 @@ impl<'a> Batch<'a> {
         } else {
             EXEC_DUP_REJECTED
         };
-        tally.applies(requirement);
         let over = refusals.over(i);
-        if over {
-            tally.applies(EXEC_DUP_BEFORE_LIMIT);
-        }
         let first = refusals.duplicate_of(i)[0] + 1;
         let expected_error = || quote_str(&format!("{DUPLICATE_PREFIX}'{id}'"));
         match refusals.said[i] {
-            Said::Duplicate(_) if id.starts_with(NOT_A_STRING) => {}
+            // Shown only where the duplicate error was written (RULINGS D): a call
+            // answered any other way shows nothing of the duplicate rules.
+            Said::Duplicate(_) if id.starts_with(NOT_A_STRING) => {
+                shows_refused_duplicate(tally, requirement, over);
+            }
             Said::Duplicate(rest) => {
+                shows_refused_duplicate(tally, requirement, over);
                 tally.applies(EXEC_DUP_VERBATIM);
                 if rest != format!("'{id}'") {
                     tally.breaks(
@@ -218,8 +225,16 @@ impl<'a> Batch<'a> {
                     );
                 }
             }
+            // The batch's own evidence says which rule a duplicate of a refused or
+            // generated id that got the limit error breaks: where the implementation
+            // refuses a plain duplicate past the limit as a duplicate, or misses a
+            // duplicate of this kind within the limit, it checks duplicates first and
+            // did not count this id; otherwise it put the limit first.
             Said::OverLimit(_)
-                if over && special && refusals.misses_special && !refusals.limit_first =>
+                if over
+                    && special
+                    && (refusals.duplicate_first || refusals.misses_special)
+                    && !refusals.limit_first =>
             {
                 tally.breaks(
                     EXEC_DUP_ANY_EARLIER,
@@ -367,5 +382,14 @@ impl<'a> Batch<'a> {
                 describe(said)
             ),
         );
+    }
+}
+
+/// A duplicate refused as one shows its duplicate rule and, past the limit, that the
+/// duplicate check came first.
+fn shows_refused_duplicate(tally: &mut Tally, requirement: &'static str, over: bool) {
+    tally.applies(requirement);
+    if over {
+        tally.applies(EXEC_DUP_BEFORE_LIMIT);
     }
 }

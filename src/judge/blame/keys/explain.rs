@@ -30,6 +30,9 @@ fn candidates(model: NumberModel, call: &DedupCall, features: &Features) -> Vec<
     if features.unsorted_nested {
         list.push(Departure::KeysSortedAtTopOnly);
     }
+    if features.utf16_order_differs {
+        list.push(Departure::KeysSortedByUtf16);
+    }
     if features.lists_to_reorder {
         list.push(Departure::ListsSorted);
     }
@@ -171,7 +174,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         Frame(..) => 0,
         NameQuoted | NameEscaped => 1,
         Separators(..) => 2,
-        KeysInInsertionOrder | KeysSortedAtTopOnly => 3,
+        KeysInInsertionOrder | KeysSortedAtTopOnly | KeysSortedByUtf16 => 3,
         ListsSorted => 4,
         NotAscii | UppercaseHex => 5,
         PythonLiterals => 6,

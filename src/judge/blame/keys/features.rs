@@ -34,6 +34,8 @@ impl Numbers {
 pub(in crate::judge::blame) struct Features {
     pub unsorted_objects: bool,
     pub unsorted_nested: bool,
+    /// Some object's keys sort otherwise by UTF-16 unit than by code point.
+    pub utf16_order_differs: bool,
     pub objects_with_several_keys: bool,
     pub lists_to_reorder: bool,
     pub lists_with_several_items: bool,
@@ -63,6 +65,11 @@ impl Features {
     fn object(&mut self, object: &Object, depth: usize) {
         if object.len() > 1 {
             self.objects_with_several_keys = true;
+        }
+        let mut keys: Vec<&str> = object.keys().map(|k| k.as_str()).collect();
+        keys.sort_unstable();
+        if !keys.is_sorted_by(|a, b| a.encode_utf16().le(b.encode_utf16())) {
+            self.utf16_order_differs = true;
         }
         if !object.keys().is_sorted() {
             self.unsorted_objects = true;

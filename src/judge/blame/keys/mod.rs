@@ -29,6 +29,9 @@ pub(super) enum Departure {
     Separators(&'static str, &'static str),
     KeysInInsertionOrder,
     KeysSortedAtTopOnly,
+    /// Sorted by UTF-16 unit (JavaScript's and Java's default string order), not by code
+    /// point: an astral character sorts before U+E000..U+FFFF.
+    KeysSortedByUtf16,
     ListsSorted,
     NotAscii,
     UppercaseHex,
@@ -62,9 +65,9 @@ impl Departure {
         match self {
             Departure::Frame(..) | Departure::Separators(..) => vec![DEDUP_KEY_FORMAT],
             Departure::NameQuoted | Departure::NameEscaped => vec![DEDUP_NAME_VERBATIM],
-            Departure::KeysInInsertionOrder | Departure::KeysSortedAtTopOnly => {
-                vec![DEDUP_KEY_ORDER]
-            }
+            Departure::KeysInInsertionOrder
+            | Departure::KeysSortedAtTopOnly
+            | Departure::KeysSortedByUtf16 => vec![DEDUP_KEY_ORDER],
             Departure::ListsSorted => vec![DEDUP_KEY_LIST_ORDER],
             Departure::NotAscii | Departure::UppercaseHex => vec![DEDUP_KEY_ASCII],
             Departure::PythonLiterals => vec![DEDUP_KEY_LITERALS],
@@ -120,6 +123,9 @@ impl Departure {
             Departure::KeysSortedAtTopOnly => {
                 "only the top-level keys are sorted, not the keys of nested objects".into()
             }
+            Departure::KeysSortedByUtf16 => {
+                "the object keys are sorted by UTF-16 unit, not by code point".into()
+            }
             Departure::ListsSorted => "lists were reordered; they must keep their order".into(),
             Departure::NotAscii => {
                 "characters outside space..~ are written as themselves, not as \\uXXXX escapes"
@@ -153,6 +159,9 @@ impl Departure {
             }
             Departure::ReadBack(DEDUP_NUMBER_INT) => {
                 "read back, the key holds an integer other than the call's: integers are written exactly, at any size".into()
+            }
+            Departure::ReadBack(DEDUP_NUMBER_OVERFLOW) => {
+                "read back, the key holds a finite number where the call has an infinity: infinities are written Infinity and -Infinity".into()
             }
             Departure::ReadBack(_) => {
                 "read back, the key holds a number other than the call's: a float is written as its repr".into()

@@ -43,6 +43,7 @@ pub(super) enum Order {
     Sorted,
     Insertion,
     TopOnly,
+    Utf16,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -83,6 +84,7 @@ impl KeyStyle {
             }
             Departure::KeysInInsertionOrder => self.order = Order::Insertion,
             Departure::KeysSortedAtTopOnly => self.order = Order::TopOnly,
+            Departure::KeysSortedByUtf16 => self.order = Order::Utf16,
             Departure::ListsSorted => self.lists_sorted = true,
             Departure::NotAscii => self.ascii = Ascii::Raw,
             Departure::UppercaseHex => self.ascii = Ascii::UppercaseHex,
@@ -141,13 +143,12 @@ impl KeyStyle {
 
     pub(super) fn object(&self, out: &mut String, object: &Object, depth: usize) {
         let mut entries: Vec<(&Key, &Value)> = object.iter().collect();
-        let sort = match self.order {
-            Order::Sorted => true,
-            Order::Insertion => false,
-            Order::TopOnly => depth == 0,
-        };
-        if sort {
-            entries.sort_by(|a, b| a.0.cmp(b.0));
+        match self.order {
+            Order::Sorted => entries.sort_by(|a, b| a.0.cmp(b.0)),
+            Order::Insertion => {}
+            Order::TopOnly if depth == 0 => entries.sort_by(|a, b| a.0.cmp(b.0)),
+            Order::TopOnly => {}
+            Order::Utf16 => entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16())),
         }
         out.push('{');
         for (i, (key, value)) in entries.into_iter().enumerate() {

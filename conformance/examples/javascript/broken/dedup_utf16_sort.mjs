@@ -1,0 +1,65 @@
+// Deliberately broken: the keys of args are sorted with JavaScript's default sort, which
+// compares UTF-16 units, not code points as Python does.
+// parcall: breaks DEDUP-KEY-ORDER
+export function execute_tool_calls(calls, max_parallel = 4) {
+  const seen = new Set();
+  return calls.map((call, index) => {
+    const position = index + 1;
+    const id = call.id ? call.id : `call_${position}`;
+    let content;
+    if (seen.has(id)) {
+      content = `error: duplicate tool_call_id '${id}'`;
+    } else if (position > max_parallel) {
+      content = `error: too many parallel tool calls (limit ${max_parallel})`;
+    } else {
+      content = dispatch({ tool: call.tool, arguments: call.arguments ?? {} });
+    }
+    seen.add(id);
+    return { role: "tool", tool_call_id: id, content };
+  });
+}
+
+// Python's json.dumps(value, sort_keys=True), with numbers as JavaScript writes them.
+export function dumps(value) {
+  if (value === null) return "null";
+  if (typeof value === "boolean") return String(value);
+  if (typeof value === "number") {
+    if (Number.isNaN(value)) return "NaN";
+    if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+    return String(value);
+  }
+  if (typeof value === "string") {
+    let out = '"';
+    for (const unit of value.split("").map((c) => c.charCodeAt(0))) {
+      const c = String.fromCharCode(unit);
+      const short = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" }[c];
+      if (short) out += short;
+      else if (unit >= 0x20 && unit <= 0x7e) out += c;
+      else out += "\\u" + unit.toString(16).padStart(4, "0");
+    }
+    return out + '"';
+  }
+  if (Array.isArray(value)) return "[" + value.map(dumps).join(", ") + "]";
+  // The default sort compares UTF-16 units: astral characters sort before U+E000..U+FFFF.
+  const keys = Object.keys(value).sort();
+  return "{" + keys.map((k) => `${dumps(k)}: ${dumps(value[k])}`).join(", ") + "}";
+}
+
+export function run_parallel_calls(tools, calls) {
+  const cache = {};
+  for (const call of calls) {
+    const key = `${call.name}(${dumps(call.args ?? {})})`;
+    if (key in cache) continue;
+    const tool = Object.hasOwn(tools, call.name) ? tools[call.name] : undefined;
+    if (tool === undefined) {
+      cache[key] = `error: unknown tool '${call.name}'`;
+      continue;
+    }
+    try {
+      cache[key] = tool(call.args ?? {});
+    } catch (e) {
+      cache[key] = `error: ${e.message}`;
+    }
+  }
+  return cache;
+}
