@@ -117,6 +117,7 @@ fn check(
     let generated = if plan.fuzz > 0 {
         let settings = fuzz::Settings {
             shrink_each_requirement: plan.shrink_each_requirement,
+            max_shrink_runs: plan.max_shrink_runs,
             ..fuzz::Settings::new(plan.fuzz, plan.seed)
         };
         fuzz::run(

@@ -2,7 +2,7 @@
 //! `mutate`.
 
 use super::regressions::{NoRegressions, Regressions};
-use crate::fuzz::Drawn;
+use crate::fuzz::{Drawn, MAX_SHRINK_RUNS};
 use crate::judge::Judge;
 use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
@@ -21,6 +21,9 @@ pub struct Plan<'a> {
     /// Shrink a counterexample for each requirement the generated cases are charged to
     /// (grading: the feedback per requirement), not only the first failure's.
     pub shrink_each_requirement: bool,
+    /// Most runs of the implementation spent shrinking one failure; 0 reports each failure
+    /// as it was drawn (a loop that compares verdicts, not counterexamples).
+    pub max_shrink_runs: usize,
     pub seed: u64,
     /// How a process is run: deadlines, window, budget.
     pub settings: Settings,
@@ -44,6 +47,7 @@ impl<'a> Plan<'a> {
             fuzz: 0,
             undefined: Undefined::Fail,
             shrink_each_requirement: false,
+            max_shrink_runs: MAX_SHRINK_RUNS,
             seed: 0,
             settings: Settings::default(),
             drawn: None,

@@ -59,12 +59,15 @@ pub struct Settings {
     pub shrink_each_requirement: bool,
 }
 
+/// Most runs of the implementation spent shrinking one failure, unless a caller says less.
+pub const MAX_SHRINK_RUNS: usize = 3000;
+
 impl Settings {
     pub fn new(cases_per_function: usize, seed: u64) -> Settings {
         Settings {
             cases_per_function,
             seed,
-            max_shrink_runs: 3000,
+            max_shrink_runs: MAX_SHRINK_RUNS,
             shrink_budget: Duration::from_secs(60),
             shrink_each_requirement: false,
         }

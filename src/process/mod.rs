@@ -5,6 +5,7 @@
 
 pub mod contain;
 pub mod jail;
+mod pipes;
 pub mod random;
 mod reaper;
 mod tail;
@@ -15,14 +16,15 @@ pub use contain::Containment;
 pub use reaper::{sweep, MARKER_VARIABLE};
 pub use tail::Tail;
 
+use pipes::{ReplyPipe, RequestPipe};
+
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
@@ -98,8 +100,8 @@ pub enum Received {
 /// A running implementation process. Dropping it kills the whole group and reaps it.
 pub struct Child {
     child: std::process::Child,
-    requests: Option<Sender<String>>,
-    replies: Receiver<Event>,
+    requests: RequestPipe,
+    replies: Mutex<ReplyPipe>,
     stdout: Arc<Mutex<Tail>>,
     stderr: Arc<Mutex<Tail>>,
     marker: String,
@@ -185,20 +187,13 @@ impl Child {
         let mut threads = Vec::new();
         threads.push(drain(child.stdout.take().expect("piped"), stdout.clone()));
         threads.push(drain(child.stderr.take().expect("piped"), stderr.clone()));
-        let (requests, request_rx) = mpsc::channel::<String>();
-        threads.push(write_requests(File::from(request_write), request_rx));
-        // Bounded: a child that writes replies faster than they are judged blocks on its
-        // pipe instead of growing parcall's memory (each line is itself bounded).
-        let (reply_tx, replies) = mpsc::sync_channel(REPLIES_QUEUED);
-        threads.push(read_replies(
-            File::from(reply_read),
-            reply_tx,
-            launch.limits.max_line_bytes,
-        ));
+        let (requests, writer) = RequestPipe::new(File::from(request_write))?;
+        threads.push(writer);
+        let replies = ReplyPipe::new(File::from(reply_read), launch.limits.max_line_bytes);
         Ok(Child {
             child,
-            requests: Some(requests),
-            replies,
+            requests,
+            replies: Mutex::new(replies),
             stdout,
             stderr,
             marker,
@@ -207,13 +202,10 @@ impl Child {
         })
     }
 
-    /// Queues a line for the child. Never blocks: a writer thread feeds the pipe, so a child
-    /// that stops reading cannot stall the runner.
+    /// Sends a line to the child. Never blocks: what the pipe cannot take now, a writer
+    /// thread feeds it, so a child that stops reading cannot stall the runner.
     pub fn send(&self, line: String) {
-        if let Some(requests) = &self.requests {
-            // A closed channel means the child is gone; the reader will report it.
-            let _ = requests.send(line);
-        }
+        self.requests.send(line.as_bytes());
     }
 
     /// Whether the child could run two things at once: some process of its tree has more than
@@ -225,12 +217,7 @@ impl Child {
 
     /// The next reply line, or `Timeout` at the deadline.
     pub fn receive(&self, deadline: Instant) -> Received {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.replies.recv_timeout(wait) {
-            Ok(event) => Received::Event(event),
-            Err(RecvTimeoutError::Timeout) => Received::Timeout,
-            Err(RecvTimeoutError::Disconnected) => Received::Event(Event::Closed),
-        }
+        lock(&self.replies).receive(deadline)
     }
 
     /// The last bytes the child wrote to stderr (and stdout, which the adapters leave to the
@@ -278,10 +265,11 @@ impl Child {
         }
         contain::unregister(self.child.id());
         contain::kill_orphans();
-        // Closing the request channel ends the writer thread; the readers end at EOF once
-        // every process holding the pipes is dead. They are detached, not joined: a process
-        // that escaped both the group and the sweep must not hang the runner.
-        self.requests = None;
+        // Closing the request pipe ends the writer thread; the readers of stdout and stderr
+        // end at EOF once every process holding the pipes is dead. They are detached, not
+        // joined: a process that escaped both the group and the sweep must not hang the
+        // runner.
+        self.requests.close();
         self.threads.clear();
     }
 }
@@ -384,48 +372,6 @@ fn drain(mut source: impl Read + Send + 'static, tail: Arc<Mutex<Tail>>) -> Join
                 break;
             }
             lock(&tail).push(&buffer[..n]);
-        }
-    })
-}
-
-fn write_requests(mut pipe: File, lines: Receiver<String>) -> JoinHandle<()> {
-    thread::spawn(move || {
-        for line in lines {
-            // EPIPE: the child is gone (SIGPIPE is ignored in Rust programs).
-            if pipe.write_all(line.as_bytes()).is_err() {
-                break;
-            }
-        }
-    })
-}
-
-/// Reply lines read ahead of the runner, at most.
-const REPLIES_QUEUED: usize = 4;
-
-fn read_replies(pipe: File, events: SyncSender<Event>, max_line: usize) -> JoinHandle<()> {
-    thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(1 << 16, pipe);
-        loop {
-            let mut line = Vec::new();
-            let limit = (max_line + 1) as u64;
-            match reader.by_ref().take(limit).read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => {
-                    let _ = events.send(Event::Closed);
-                    return;
-                }
-                Ok(_) if line.last() != Some(&b'\n') && line.len() > max_line => {
-                    let _ = events.send(Event::LineTooLong);
-                    return;
-                }
-                Ok(_) => {
-                    let text = String::from_utf8_lossy(&line)
-                        .trim_end_matches(['\n', '\r'])
-                        .to_owned();
-                    if events.send(Event::Line(text)).is_err() {
-                        return;
-                    }
-                }
-            }
         }
     })
 }

@@ -51,7 +51,7 @@ pub(crate) fn judge() -> &'static Judge {
 }
 
 /// One seed's draws, filled by the first loop to reach it.
-type DrawSlot = Arc<OnceLock<Option<Drawn>>>;
+pub(crate) type DrawSlot = Arc<OnceLock<Option<Drawn>>>;
 
 /// The generated cases of `seed`, drawn once for every loop that checks a subject on it, as
 /// `parcall grade` draws a class's hidden cases once (`fuzz::Drawn`): the 20-seed loops
@@ -60,7 +60,7 @@ type DrawSlot = Arc<OnceLock<Option<Drawn>>>;
 /// further behind draws again, the same cases. Sharing them also shares the cases
 /// themselves, so a case that passes in one loop has its blame worked out once for all
 /// ([`judge`]).
-fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
+pub(crate) fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
     const KEPT: usize = 3;
     static DRAWN: Mutex<VecDeque<((u64, usize), DrawSlot)>> = Mutex::new(VecDeque::new());
     let slot = {
