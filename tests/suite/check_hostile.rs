@@ -612,7 +612,7 @@ fn verdicts(report: &serde_json::Value) -> Vec<(String, String, Vec<String>)> {
 }
 
 /// parcall, not the implementation, keeps the record of invocations and the scripted
-/// answers (RULINGS C). A module with no cache that deletes its repeated invocations from
+/// answers (RULES C). A module with no cache that deletes its repeated invocations from
 /// every record it can reach (the garbage collector's objects, the frames up its stack)
 /// scores exactly what the same module scores without the scrub, and finds no scripted
 /// answer in reach before it invokes anything. With the record in the adapter (protocol
