@@ -490,7 +490,7 @@ fn run_measured(args: &[&str]) -> (i32, i64) {
     (libc::WEXITSTATUS(status), usage.ru_maxrss)
 }
 
-/// Issue #12 item 7: a module that wraps the adapter so every reply carries 10 MB cannot
+/// A module that wraps the adapter so every reply carries 10 MB cannot
 /// grow parcall: each such reply is a protocol error, and nothing of it is kept.
 #[test]
 fn inflated_replies_do_not_grow_parcall() {

@@ -67,7 +67,7 @@ pub(super) fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
         let messages = batch.expected.as_list().map_or(0, <[Value]>::len);
         if calls != messages {
             problems.push(format!(
-                "batch {}: expects {messages} messages for {calls} calls (RULINGS A1: one per call)",
+                "batch {}: expects {messages} messages for {calls} calls (RULES A1: one per call)",
                 index + 1
             ));
         }
