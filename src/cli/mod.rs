@@ -58,7 +58,7 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct ReferenceArgs {
     /// The number model to declare in the handshake and run by: `float64` serves the
-    /// reference as a runtime whose numbers are all doubles does (RULINGS E).
+    /// reference as a runtime whose numbers are all doubles does (RULES E).
     #[arg(long, value_enum, value_name = "MODEL", default_value_t)]
     pub number_model: crate::json::NumberModel,
 }

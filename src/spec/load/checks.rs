@@ -111,7 +111,7 @@ pub(super) fn dedup_problems(case: &DedupCase, problems: &mut Vec<String>) {
 }
 
 /// A `raise` answer's `message` must be what CPython's `str()` gives for its class and args
-/// (RULINGS B7a), so that every adapter, whether it builds the real exception or only
+/// (RULES B7a), so that every adapter, whether it builds the real exception or only
 /// carries the message, shows the same text.
 pub(super) fn raise_problems(
     tools: &indexmap::IndexMap<String, ToolScript>,
