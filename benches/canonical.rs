@@ -21,8 +21,7 @@
 //! parcall's `json::parse`) and writes keys from the trees it built, as in use, where args
 //! reach `canonical_args` from a case file or a subject's output. `--generated` gives
 //! parcall the generator's own trees instead: the same values, but left by proptest in
-//! blocks scattered among the ones it freed, which walk 15-30% slower (BENCHMARKS.md
-//! section 1; what this bench measured before the fourteenth session).
+//! blocks scattered among the ones it freed, which walk slower (BENCHMARKS.md section 1).
 
 use parcall::generate::values;
 use parcall::json::{self, Style, Value};

@@ -1,5 +1,5 @@
 """Authoring aid for spec/cases: case inputs are written here, their expectations are
-computed by CPython running an independent Python rendering of RULINGS (the exercise's own
+computed by CPython running an independent Python rendering of RULES (the exercise's own
 sandbox code and the seed's own solution), and the result is frozen in JSON.
 
 The JSON files are the specification; this script is only how they were first written.
@@ -19,7 +19,7 @@ from python_oracle import Script, execute_tool_calls, run_parallel_calls, sandbo
 
 # --------------------------------------------------------------------------------------
 # Case builders. `calls` may be a str of raw JSON: its literal text goes into the file
-# unchanged (number literals such as 1E2 or -0 matter to RULINGS B2).
+# unchanged (number literals such as 1E2 or -0 matter to RULES B2).
 # --------------------------------------------------------------------------------------
 FILES = {}
 RAW = []

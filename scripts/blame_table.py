@@ -1,7 +1,7 @@
-"""Requirements lost per broken example, under the old rule and under RULINGS D.
+"""Requirements lost per broken example, under the old rule and under RULES D.
 
 Old rule (parcall before #11): a requirement is lost when any case tagged with it fails
-(the generated entry tagged with the blame of its one counterexample). RULINGS D: a
+(the generated entry tagged with the blame of its one counterexample). RULES D: a
 requirement is lost unless it is met (no case charged to it, shown kept, by a generated case
 too where generated cases exercise it). Both come from the same `parcall check --format
 json` run, so they judge the same outcomes. SANDBOX-* and MAY requirements earn nothing in
@@ -58,7 +58,7 @@ def main():
     files = args.files or sorted(glob.glob(os.path.join(ROOT, "conformance/examples/python/broken/*.py"))) + \
         sorted(glob.glob(os.path.join(ROOT, "conformance/examples/python/solution*.py")))
     seeds = [int(s) for s in args.seeds.split(",")]
-    print("| example | declared | lost before | lost after (RULINGS D) | score after |")
+    print("| example | declared | lost before | lost after (RULES D) | score after |")
     print("| --- | --- | --- | --- | --- |")
     for path in files:
         text = open(path).read()

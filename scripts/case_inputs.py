@@ -9,7 +9,7 @@ def define(m):
 
 def exec_cases(m):
     E, weather, adds, OMIT = m.exec_case, m.weather, m.adds, m.OMIT
-    # -- the four examples of seed 000, verbatim ------------------------------------------
+    # -- the four examples of the exercise, verbatim --------------------------------------
     E("seed", "exec-seed-001", "Seed example 1: two calls in one turn.",
       ["EXEC-ID-GIVEN", "EXEC-OUTPUT-COUNT", "EXEC-OUTPUT-ORDER", "EXEC-DISPATCH-ONCE"],
       [[{"id": "toolu_01", "tool": "get_weather", "arguments": {"city": "Paris"}},

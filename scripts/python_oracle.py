@@ -1,4 +1,4 @@
-"""An independent Python rendering of RULINGS: the exercise's own sandbox code with its
+"""An independent Python rendering of RULES: the exercise's own sandbox code with its
 dispatch, scripted tools, and both functions. scripts/author_cases.py computes the spec's
 expectations with it, and tests/suite/cpython_differential.rs checks the Rust reference against it.
 
@@ -9,7 +9,7 @@ import struct
 import sys
 
 # --------------------------------------------------------------------------------------
-# The sandbox, as seed 000 provides it, and its dispatch as RULINGS A reconstructs it.
+# The sandbox, as the exercise provides it, and its dispatch as RULES sandbox reconstructs it.
 # --------------------------------------------------------------------------------------
 WEATHER = {"paris": "18C, light rain", "tokyo": "24C, clear", "lima": "16C, overcast"}
 DOCS = {
@@ -130,7 +130,8 @@ class Script:
 
 
 # --------------------------------------------------------------------------------------
-# The two functions, written from RULINGS (execute) and taken from seed 003 (dedup).
+# The two functions: execute_tool_calls written from RULES A, run_parallel_calls taken from
+# the exercise (RULES B).
 # --------------------------------------------------------------------------------------
 def execute_tool_calls(calls, dispatch, max_parallel=4):
     seen, out = set(), []

@@ -57,7 +57,7 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// The cases of a function the implementation does not define (RULINGS C).
+/// The cases of a function the implementation does not define (RULES C).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undefined {
     /// Left out: the implementation is judged only on the functions it defines (`check`

@@ -1,6 +1,6 @@
 //! The one place a run becomes a report and its verdict is settled: the results of the
 //! cases, what the generated cases found, whether the run completed. `check`, `grade` and
-//! `mutate` all settle here, so they give one verdict on one implementation (RULINGS C).
+//! `mutate` all settle here, so they give one verdict on one implementation (RULES C).
 
 use super::Checked;
 use crate::judge::{CaseResult, GeneratedTally, OutcomeKind};
@@ -132,7 +132,7 @@ fn with_generated(
         let tally = match tallies.get(requirement.id.as_str()) {
             Some(tally) => *tally,
             // A checked requirement of a function whose hidden cases ran but never showed
-            // it is not earned on the public cases alone (RULINGS D).
+            // it is not earned on the public cases alone (RULES D).
             None if checked && functions.contains(&requirement.function) => {
                 GeneratedTally::default()
             }
@@ -185,7 +185,7 @@ fn empty_summary(requirement: &crate::spec::Requirement) -> RequirementSummary {
     }
 }
 
-/// RULINGS D: nowhere charged, shown somewhere, and shown by a generated case wherever
+/// RULES D: nowhere charged, shown somewhere, and shown by a generated case wherever
 /// generated cases exercise it.
 fn is_met(r: &RequirementSummary) -> bool {
     r.failed == 0
@@ -194,7 +194,7 @@ fn is_met(r: &RequirementSummary) -> bool {
         && (r.generated.exercised == 0 || r.generated.shown > 0)
 }
 
-/// RULINGS D where hidden cases ran: nowhere charged, and shown happening by a hidden
+/// RULES D where hidden cases ran: nowhere charged, and shown happening by a hidden
 /// generated case (one whose calls match no public batch), so that output that only
 /// replays the public cases, or skips the work, earns nothing.
 fn is_met_on_hidden_cases(r: &RequirementSummary) -> bool {

@@ -123,8 +123,8 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
         report::Verdict::DoesNotConform => exit::DOES_NOT_CONFORM,
         report::Verdict::Error => exit::INCOMPLETE,
     };
-    // The process exits next: freeing the spec value by value is work for nothing, and for
-    // a `--spec` export of 10,000 generated cases (150 MB) it took a third of a second.
+    // The process exits next: freeing the spec value by value is work for nothing, and a
+    // large `--spec` export makes it long work (BENCHMARKS.md section 3).
     std::mem::forget(plan.spec);
     Ok(code)
 }

@@ -58,7 +58,7 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct ReferenceArgs {
     /// The number model to declare in the handshake and run by: `float64` serves the
-    /// reference as a runtime whose numbers are all doubles does (RULINGS E).
+    /// reference as a runtime whose numbers are all doubles does (RULES E).
     #[arg(long, value_enum, value_name = "MODEL", default_value_t)]
     pub number_model: crate::json::NumberModel,
 }
@@ -205,7 +205,7 @@ pub struct CheckArgs {
     /// Neither replay nor record regressions.
     #[arg(long)]
     pub no_regressions: bool,
-    /// Known failures of an implementation that knowingly deviates (see the README): each
+    /// Known failures of an implementation that knowingly deviates (docs/ci.md): each
     /// must still fail with its pinned outcome; anything else fails the run.
     #[arg(long, value_name = "FILE")]
     pub expectations: Option<PathBuf>,
@@ -272,7 +272,7 @@ pub enum MutateFormat {
     /// For people: each mutant the fixed cases missed as a diff, then the counts.
     #[default]
     Human,
-    /// One JSON document (shape in the README).
+    /// One JSON document (its shape: docs/mutate.md).
     Json,
 }
 

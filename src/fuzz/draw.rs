@@ -45,9 +45,9 @@ fn strategy(function: Function, spec_cases: &[SpecCase]) -> BoxedStrategy<Genera
 
 /// The generated cases of one seed, drawn once and shared by every implementation checked
 /// with that seed: the submissions of a class, the mutants of a run. Drawing them was a
-/// fifth of parcall's time per graded submission, and it gives the same cases every time.
-/// Kept only up to [`Drawn::MAX_CASES_PER_FUNCTION`] per function, so memory stays bounded
-/// (about 15 KB a case); past that, every run draws its own as it streams.
+/// large share of parcall's time per graded submission (BENCHMARKS.md section 4), and it
+/// gives the same cases every time. Kept only up to [`Drawn::MAX_CASES_PER_FUNCTION`] per
+/// function, so memory stays bounded; past that, every run draws its own as it streams.
 pub struct Drawn {
     seed: u64,
     by_function: Vec<(Function, Vec<Option<DrawnCase>>)>,

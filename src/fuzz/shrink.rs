@@ -13,10 +13,10 @@ use std::time::Instant;
 /// crash is a failure like any other; after three in a row the search stops, so a hanging
 /// implementation cannot make shrinking take minutes.
 ///
-/// proptest's own shrinking (each number and string walked along its axis) ran first until
-/// 2026-12: it took 300 of the ~320 runs of a typical shrink and, once the edits below
-/// learned to simplify raised exceptions and drop a `max_parallel`, its cases were no
-/// smaller (the 30 broken examples, BENCHMARKS.md section 4).
+/// proptest's own shrinking (each number and string walked along its axis) is not run
+/// first: it took most of the runs of a typical shrink and, since the edits below simplify
+/// raised exceptions and drop a `max_parallel`, its cases were no smaller (the broken
+/// examples, BENCHMARKS.md section 4).
 pub(super) fn shrink(
     subject: &mut dyn CaseRunner,
     mut input: GeneratedInput,

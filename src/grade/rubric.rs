@@ -1,5 +1,5 @@
 //! Rubrics: points per requirement. A requirement's points are earned when it is met
-//! (RULINGS D): no case, fixed or generated, is charged to it, and it is shown kept, by a
+//! (RULES D): no case, fixed or generated, is charged to it, and it is shown kept, by a
 //! generated case too wherever generated cases exercise it. A rubric may instead give
 //! partial credit by the share of exercising cases not charged to it.
 

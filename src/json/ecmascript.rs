@@ -1,5 +1,5 @@
 //! ECMAScript's `Number.prototype.toString` (radix 10), the number format of
-//! `JSON.stringify`: how a runtime with one number type (RULINGS E) writes a number.
+//! `JSON.stringify`: how a runtime with one number type (RULES E) writes a number.
 
 use super::float_repr::shortest_digits;
 

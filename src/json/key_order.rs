@@ -14,8 +14,8 @@ const STACK_KEPT: usize = 1 << 16;
 /// Orders the cache holds: at most `SLOTS * CACHED_UP_TO` indices of 2 bytes (512 KiB).
 const SLOTS: usize = 256;
 /// Orders per set: a shape may sit in any slot of its set. With one slot per shape (a
-/// direct-mapped cache), 100 shapes in 256 slots left a third of them evicting each other
-/// (BENCHMARKS.md section 1); sets of two still sorted 13% of wide objects, sets of four 5%.
+/// direct-mapped cache), shapes evicted each other, and sets of two still sorted many wide
+/// objects again; sets of four sort few (BENCHMARKS.md section 1).
 const WAYS: usize = 4;
 
 /// The sort orders of the objects being written, one slice per object (an object's members

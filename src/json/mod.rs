@@ -16,7 +16,7 @@ mod write;
 
 /// The most digits of an integer: CPython's own default limit for converting an integer to
 /// text (`sys.get_int_max_str_digits()`), so also what `json` reads and writes. "Any size"
-/// in RULINGS B2 stops here (SPEC.md, Numbers), and replies are bounded by it.
+/// in RULES B2 stops here (SPEC.md, Numbers), and replies are bounded by it.
 pub const MAX_INTEGER_DIGITS: usize = 4300;
 
 pub use ecmascript::ecmascript_number;

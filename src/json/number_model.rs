@@ -1,5 +1,5 @@
-//! Number models (RULINGS E): how the runtime of an implementation holds JSON numbers.
-//! `python` keeps integers exact and apart from floats (RULINGS B2); `float64` holds every
+//! Number models (RULES E): how the runtime of an implementation holds JSON numbers.
+//! `python` keeps integers exact and apart from floats (RULES B2); `float64` holds every
 //! number as an IEEE 754 double, as JavaScript and every runtime whose JSON reader yields
 //! doubles only do.
 
@@ -19,12 +19,12 @@ use std::fmt;
 #[value(rename_all = "snake_case")]
 pub enum NumberModel {
     /// Python's `json`: an integer literal is an exact integer of any size, a literal with a
-    /// fraction or exponent is a float, and the two are different values (RULINGS B2).
+    /// fraction or exponent is a float, and the two are different values (RULES B2).
     #[default]
     Python,
     /// One number type: every JSON number is the IEEE 754 double nearest to it, so `1` and
     /// `1.0` are one value and one key, and a number inside a key is written as
-    /// ECMAScript's `Number.prototype.toString` writes it (RULINGS E).
+    /// ECMAScript's `Number.prototype.toString` writes it (RULES E).
     Float64,
 }
 

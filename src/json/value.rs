@@ -172,7 +172,7 @@ impl From<Object> for Value {
     }
 }
 
-/// Judging equality (RULINGS C): types are kept (`1`, `1.0` and `true` differ), object key
+/// Judging equality (RULES C): types are kept (`1`, `1.0` and `true` differ), object key
 /// order is ignored, list order is not. Floats compare as Python's `==` does, except that NaN
 /// equals NaN, because a NaN result that matches a NaN expectation is a conforming answer.
 impl PartialEq for Value {

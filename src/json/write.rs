@@ -8,7 +8,7 @@ use super::value::{Object, Value};
 use std::cell::RefCell;
 
 /// How to write a value. `PYTHON` is `json.dumps` with default settings; `CANONICAL` adds
-/// `sort_keys=True` (RULINGS B1); `PRETTY` is what people read in diffs.
+/// `sort_keys=True` (RULES B1); `PRETTY` is what people read in diffs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     pub sort_keys: bool,
@@ -17,7 +17,7 @@ pub struct Style {
     /// `None`: one line with `", "` and `": "`; `Some(n)`: n spaces per level.
     pub indent: Option<usize>,
     /// How numbers are written: as Python's `json.dumps` does, or (`float64`, inside the
-    /// canonical keys of RULINGS E) as ECMAScript writes the double.
+    /// canonical keys of RULES E) as ECMAScript writes the double.
     pub numbers: NumberModel,
 }
 
@@ -274,7 +274,7 @@ impl Writer<'_> {
     }
 
     /// A string literal. A call of its own: inlined into every member, it made writing a
-    /// wide object 5% longer (BENCHMARKS.md section 1).
+    /// wide object longer (BENCHMARKS.md section 1).
     #[inline(never)]
     fn string(&mut self, text: &str) {
         escape::string(self.out, text, self.style.ensure_ascii);

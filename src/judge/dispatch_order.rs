@@ -1,4 +1,4 @@
-//! RULINGS A6 and C: `execute_tool_calls` may dispatch its accepted calls in any order and
+//! RULES A6 and C: `execute_tool_calls` may dispatch its accepted calls in any order and
 //! concurrently. When identical requests of one batch receive different scripted answers
 //! (`count` answering "first", then "second"), which call gets which answer depends on that
 //! order, so every assignment some dispatch order could produce is right.

@@ -1,4 +1,4 @@
-//! Expectations under a number model (RULINGS E). A case file holds what Python's model
+//! Expectations under a number model (RULES E). A case file holds what Python's model
 //! expects; for an implementation that declared `float64`, the reference runs the case's
 //! inputs as a float64 runtime holds them and its results become the case's expectations.
 

@@ -1,5 +1,5 @@
 //! Invocations compare as multisets: concurrency makes their order meaningless, their
-//! count and exact arguments are everything (RULINGS A6, B4).
+//! count and exact arguments are everything (RULES A6, B4).
 
 use crate::json::{dumps, Style, Value};
 use std::collections::HashMap;

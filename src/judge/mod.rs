@@ -1,4 +1,4 @@
-//! Judging (RULINGS C): what an implementation returned and invoked, against what a case
+//! Judging (RULES C): what an implementation returned and invoked, against what a case
 //! expects. A failing case is data, an [`Outcome`], never an error.
 
 pub mod blame;
@@ -90,7 +90,7 @@ pub fn judge(case: &Case, runs: &[BatchRun]) -> Outcome {
 }
 
 /// What the batches returned and invoked, as number model `model` holds it: under
-/// `float64`, `1` and `1.0` are one value, so results compare by value (RULINGS E).
+/// `float64`, `1` and `1.0` are one value, so results compare by value (RULES E).
 pub fn held_in(model: NumberModel, runs: &[BatchRun]) -> Cow<'_, [BatchRun]> {
     if model == NumberModel::Python {
         return Cow::Borrowed(runs);
@@ -136,7 +136,7 @@ pub fn judge_prefix_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Ou
         let invocations: Vec<Value> = match case {
             Case::Exec(exec) => {
                 let input = &exec.batches[index];
-                // The aligned output is the same output under RULINGS A6 (identical
+                // The aligned output is the same output under RULES A6 (identical
                 // requests' answers put in call order), so the diff and the blame point
                 // only at what no dispatch order explains.
                 let aligned = dispatch_order::align(

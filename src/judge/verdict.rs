@@ -26,7 +26,7 @@ pub struct CaseResult {
     pub blame: Blame,
 }
 
-/// Judges the answers of one implementation, by the number model it declared (RULINGS E).
+/// Judges the answers of one implementation, by the number model it declared (RULES E).
 #[derive(Debug, Clone)]
 pub struct Judge {
     model: NumberModel,
@@ -73,8 +73,8 @@ impl Judge {
 
     /// The result of `case` (holding this judge's expectations, see [`Judge::expect`]) given
     /// `answer`. Replies are taken, not copied: a reply's values are used once, and copying
-    /// them (and freeing the copies) was about 6% of judging in `perf` (BENCHMARKS.md
-    /// section 3).
+    /// them (and freeing the copies) was a visible share of judging
+    /// (BENCHMARKS.md section 3).
     pub fn judge(&self, case: SpecCase, answer: CaseAnswer) -> CaseResult {
         let CaseAnswer {
             answer,

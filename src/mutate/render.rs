@@ -1,6 +1,6 @@
 //! The mutation report: counts, scores, and each mutant the fixed cases missed as a unified
 //! diff with its location; as text for people or as one JSON document (`--format json`,
-//! shape in the README).
+//! shape in docs/mutate.md).
 
 use super::equivalents::Stale;
 use super::{Fate, Mutant, MutantId};

@@ -122,7 +122,7 @@ pub struct HelloReply {
     /// What the implementation printed while loading.
     #[serde(default)]
     pub output: String,
-    /// How the implementation's runtime holds JSON numbers (RULINGS E): `python` (the
+    /// How the implementation's runtime holds JSON numbers (RULES E): `python` (the
     /// default: integers exact and apart from floats) or `float64` (every number a double,
     /// so `1` and `1.0` are one value and one key). Expectations are computed, and results
     /// judged, by this model.

@@ -1,5 +1,5 @@
-//! Canonical call keys (RULINGS B1, B2): `name + "(" + json.dumps(args, sort_keys=True) + ")"`,
-//! and under the `float64` number model (RULINGS E) the same with numbers written as
+//! Canonical call keys (RULES B1, B2): `name + "(" + json.dumps(args, sort_keys=True) + ")"`,
+//! and under the `float64` number model (RULES E) the same with numbers written as
 //! ECMAScript writes doubles.
 
 use crate::json::{dumps_object, NumberModel, Object, Style};
@@ -14,7 +14,7 @@ pub fn canonical_args_in(model: NumberModel, args: &Object) -> String {
     dumps_object(args, Style::canonical(model))
 }
 
-/// The cache key of a call: the name verbatim (RULINGS B9), then the canonical args.
+/// The cache key of a call: the name verbatim (RULES B9), then the canonical args.
 pub fn canonical_key(name: &str, args: Option<&Object>) -> String {
     canonical_key_in(NumberModel::Python, name, args)
 }

@@ -1,4 +1,4 @@
-//! `run_parallel_calls(tools, calls)` (RULINGS B): every distinct call runs once, duplicates
+//! `run_parallel_calls(tools, calls)` (RULES B): every distinct call runs once, duplicates
 //! share its cached result.
 
 use super::canonical::canonical_key_in;
@@ -21,7 +21,7 @@ pub trait Tools: Sync {
 #[error("{0}")]
 pub struct Raised(pub String);
 
-/// The result mapping: canonical key to result, in order of first appearance (RULINGS B3).
+/// The result mapping: canonical key to result, in order of first appearance (RULES B3).
 pub type Results = IndexMap<String, Value>;
 
 /// One distinct key of a batch and the call that first produced it.
@@ -33,8 +33,8 @@ pub struct DistinctCall<'a> {
 }
 
 /// The distinct keys of a batch in first-appearance order, each with the first call's args
-/// (`{}` when absent) — exactly what a correct implementation invokes (RULINGS B4). Keys are
-/// written by `model` (RULINGS E).
+/// (`{}` when absent) — exactly what a correct implementation invokes (RULES B4). Keys are
+/// written by `model` (RULES E).
 pub fn distinct_calls<'a>(
     model: NumberModel,
     calls: &'a [DedupCall],
@@ -53,7 +53,7 @@ pub fn distinct_calls<'a>(
 
 /// The reference `run_parallel_calls`. Keys are settled before anything runs, so each
 /// distinct key is invoked at most once even when keys run concurrently; the cache is local
-/// to the call (RULINGS B8).
+/// to the call (RULES B8).
 pub fn run_parallel_calls<T: Tools + ?Sized>(
     tools: &T,
     calls: &[DedupCall],
@@ -64,7 +64,7 @@ pub fn run_parallel_calls<T: Tools + ?Sized>(
 
 /// [`run_parallel_calls`] as a runtime with number model `model` must run it: under
 /// `float64`, `{"a": 1}` and `{"a": 1.0}` are one key, written `f({"a": 1})`, and the tool
-/// is invoked with the first call's args (RULINGS E).
+/// is invoked with the first call's args (RULES E).
 pub fn run_parallel_calls_in<T: Tools + ?Sized>(
     model: NumberModel,
     tools: &T,

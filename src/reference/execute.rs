@@ -1,4 +1,4 @@
-//! `execute_tool_calls(calls, max_parallel=4)` (RULINGS A): one tool message per call, in
+//! `execute_tool_calls(calls, max_parallel=4)` (RULES A): one tool message per call, in
 //! call order, with the exact id of the call it answers.
 
 use super::execution::Execution;
@@ -9,7 +9,7 @@ use std::collections::HashSet;
 /// The default of `max_parallel` in the exercise's signature.
 pub const DEFAULT_MAX_PARALLEL: u64 = 4;
 
-/// What `dispatch` receives (RULINGS A6): the call's tool and its arguments, `{}` when absent.
+/// What `dispatch` receives (RULES A6): the call's tool and its arguments, `{}` when absent.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DispatchRequest<'a> {
     pub tool: &'a str,
@@ -44,9 +44,9 @@ impl<F: Fn(DispatchRequest<'_>) -> String + Sync> Dispatcher for F {
 pub enum Verdict {
     /// Dispatched exactly once.
     Dispatch,
-    /// Its resolved id was taken by an earlier call (RULINGS A3).
+    /// Its resolved id was taken by an earlier call (RULES A3).
     Duplicate,
-    /// Its position is past `max_parallel` (RULINGS A4).
+    /// Its position is past `max_parallel` (RULES A4).
     OverLimit,
 }
 
@@ -74,7 +74,7 @@ impl ToolMessage {
     }
 }
 
-/// The resolved id of the call at `position` (RULINGS A2): the given id when it is a non-empty
+/// The resolved id of the call at `position` (RULES A2): the given id when it is a non-empty
 /// string, verbatim; otherwise `call_<position>`.
 pub fn resolve_id(id: Option<&str>, position: usize) -> String {
     match id {
@@ -84,7 +84,7 @@ pub fn resolve_id(id: Option<&str>, position: usize) -> String {
 }
 
 /// Decides every call of a batch: the duplicate check (against the resolved ids of all
-/// earlier calls, whatever happened to them) comes before the limit check (RULINGS A3-A5).
+/// earlier calls, whatever happened to them) comes before the limit check (RULES A3-A5).
 pub fn plan(calls: &[ToolCall], max_parallel: u64) -> Vec<Decision> {
     let mut seen = HashSet::with_capacity(calls.len());
     calls
@@ -116,7 +116,7 @@ pub fn dispatched<'c>(calls: &'c [ToolCall], decisions: &[Decision]) -> Vec<&'c 
 }
 
 /// The reference `execute_tool_calls`. Pure apart from what `dispatcher` does; no state
-/// survives the call (RULINGS A8).
+/// survives the call (RULES A8).
 pub fn execute_tool_calls<D: Dispatcher + ?Sized>(
     calls: &[ToolCall],
     max_parallel: u64,

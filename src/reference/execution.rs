@@ -12,7 +12,7 @@ pub enum Execution {
     Sequential,
     /// Up to `threads` jobs at once, on a pool of worker threads kept for the process.
     Concurrent { threads: usize },
-    /// One job after another, in an order drawn from `seed` (RULINGS A6: any order is
+    /// One job after another, in an order drawn from `seed` (RULES A6: any order is
     /// allowed, and the suite must accept every one; the property tests run this).
     Shuffled { seed: u64 },
 }
@@ -33,7 +33,7 @@ impl Execution {
             Execution::Concurrent { threads } if threads > 1 && items.len() > 1 => {
                 use rayon::prelude::*;
                 // A pool kept per thread count: spawning threads for every batch would cost
-                // more than the batch itself (tens of microseconds per thread).
+                // more than the batch itself.
                 pool(threads).install(|| items.par_iter().with_max_len(1).map(&job).collect())
             }
             Execution::Shuffled { seed } => {

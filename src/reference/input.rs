@@ -1,4 +1,4 @@
-//! The input domain of both functions (RULINGS A and B): values outside it are refused with
+//! The input domain of both functions (RULES A and B): values outside it are refused with
 //! an error naming the call's position and the field, before any work is done.
 
 use crate::json::{Object, Value};
@@ -22,7 +22,7 @@ pub struct DedupCall {
     pub args: Option<Object>,
 }
 
-/// Why an input is outside a function's domain. Positions are 1-based, like RULINGS.
+/// Why an input is outside a function's domain. Positions are 1-based, like RULES.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DomainError {
     #[error("`calls` must be a list, got {found}")]

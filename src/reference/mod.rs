@@ -1,5 +1,5 @@
 //! The reference implementation: both exercise functions as pure functions over plain
-//! values, generic over `dispatch` and `tools`, and the sandbox world (RULINGS A and B).
+//! values, generic over `dispatch` and `tools`, and the sandbox world (RULES A and B).
 
 mod canonical;
 mod dedup;

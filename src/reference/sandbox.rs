@@ -1,4 +1,4 @@
-//! The exercise's sandbox world and its `dispatch` (RULINGS A, "the sandbox"): four tools,
+//! The exercise's sandbox world and its `dispatch` (RULES sandbox): four tools,
 //! their argument specs, and Python's `str()` of what they return or raise.
 
 use super::execute::{DispatchRequest, Dispatcher};
@@ -52,7 +52,7 @@ const TOOLS: [(&str, &[(&str, Kind)]); 4] = [
     ("lookup_doc", &[("doc_id", Kind::String)]),
 ];
 
-/// The largest integer the sandbox's arithmetic takes (RULINGS A: integers within +-2^53).
+/// The largest integer the sandbox's arithmetic takes (RULES A: integers within +-2^53).
 const MAX_SAFE_INTEGER: i64 = 1 << 53;
 
 /// The sandbox `dispatch`. Stateless, so one value serves every batch and thread.

@@ -32,7 +32,7 @@ pub struct Report {
     pub implementation: Option<ImplementationInfo>,
     /// The functions the implementation defines.
     pub functions: Vec<Function>,
-    /// The number model the cases were judged by (RULINGS E): the one the implementation
+    /// The number model the cases were judged by (RULES E): the one the implementation
     /// declared in its handshake, `python` (the default) or `float64`.
     pub number_model: NumberModel,
     /// `conforms`, `does_not_conform`, or `error` (the run could not complete).
@@ -109,7 +109,7 @@ pub struct Summary {
     pub expected_failures: usize,
 }
 
-/// How one requirement fared (RULINGS D). A case counts against a requirement only when
+/// How one requirement fared (RULES D). A case counts against a requirement only when
 /// the requirement's own check finds it broken there (a charge); a requirement is met when
 /// no case, fixed or generated, is charged to it and some case shows it kept, and, where
 /// generated cases exercise it, some generated case too (fixed cases are public, so they
@@ -166,7 +166,7 @@ pub struct CaseReport {
     pub expected_failure: bool,
     /// The expectations file's reason for an expected failure (may be empty).
     pub expected_reason: Option<String>,
-    /// The requirements this case shows broken, each with its diagnosis (RULINGS D); empty
+    /// The requirements this case shows broken, each with its diagnosis (RULES D); empty
     /// when it passed.
     pub charges: Vec<Charge>,
     /// Details of a failure or a skip; absent when the case passed.

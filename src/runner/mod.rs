@@ -27,9 +27,9 @@ pub struct Settings {
     /// Deadline for start-up and handshake (import time included).
     pub startup: Duration,
     /// Cases sent ahead of their turn, so the pipe never sits idle between cases. Wide
-    /// enough that neither side waits for the other's slow cases: with 8, the Python adapter
-    /// sat idle or blocked on its reply for 30% of a run while parcall judged (BENCHMARKS.md
-    /// section 3).
+    /// enough that neither side waits for the other's slow cases: with fewer, the Python
+    /// adapter sat idle or blocked on its reply while parcall judged
+    /// (BENCHMARKS.md section 3).
     pub window: usize,
     /// Consecutive timeouts, crashes or protocol errors in one function before its other
     /// cases are not run.
@@ -97,7 +97,7 @@ impl<'a> Runner<'a> {
         &self.functions
     }
 
-    /// The number model the implementation declared (RULINGS E).
+    /// The number model the implementation declared (RULES E).
     pub fn number_model(&self) -> NumberModel {
         self.number_model
     }
@@ -188,8 +188,8 @@ impl Runner<'_> {
             exhausted: false,
         };
         // A function given up on earlier in the run stays given up: "its remaining cases are
-        // not run" (README) includes the generated ones and their shrinking: a hang would
-        // cost its full timeout again on each.
+        // not run" (docs/checking.md) includes the generated ones and their shrinking: a hang
+        // would cost its full timeout again on each.
         if let Some(first) = queue.next() {
             let function = first.function();
             queue.returned.push_front(first);

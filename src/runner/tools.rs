@@ -1,4 +1,4 @@
-//! The tools of the case in flight, held by parcall (RULINGS C): every invocation the
+//! The tools of the case in flight, held by parcall (RULES C): every invocation the
 //! implementation makes arrives as an `invoke` message, is recorded here, in the batch it
 //! arrived during, and answered from the case's scripts. The implementation's process never
 //! holds the record, nor an answer it has not asked for.

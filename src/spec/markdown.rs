@@ -44,7 +44,7 @@ pub fn requirements_section(spec: &Spec) -> String {
             };
             writeln!(
                 out,
-                "### {} ({}, RULINGS {})\n\n{}\n\n{note}*Why:* {}\n\n*Cases:* {}\n",
+                "### {} ({}, RULES {})\n\n{}\n\n{note}*Why:* {}\n\n*Cases:* {}\n",
                 requirement.id,
                 requirement.level.as_str(),
                 requirement.ruling,

@@ -46,7 +46,7 @@ pub struct ExecCase {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Dispatch {
-    /// The exercise's sandbox (RULINGS A, "the sandbox").
+    /// The exercise's sandbox (RULES sandbox).
     #[default]
     Sandbox,
     /// Scripted tools whose answers are strings; any other tool is unknown.
@@ -63,7 +63,7 @@ impl Dispatch {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecBatch {
-    /// Passed as given; must be inside the domain (RULINGS A).
+    /// Passed as given; must be inside the domain (RULES A).
     #[schemars(schema_with = "schemas::exec_calls")]
     pub calls: Value,
     /// Omitted or `null`: the function is called without it, testing the default of 4.
@@ -104,7 +104,7 @@ pub struct DedupCase {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DedupBatch {
-    /// Passed as given; must be inside the domain (RULINGS B).
+    /// Passed as given; must be inside the domain (RULES B).
     #[schemars(schema_with = "schemas::dedup_calls")]
     pub calls: Value,
     /// The result mapping: canonical key to result (entry order carries no meaning).
@@ -179,7 +179,7 @@ pub struct Response {
 pub enum Answer {
     /// Returns the value.
     Return { value: Value },
-    /// Raises an exception whose `str()` is `message` (RULINGS B7a): by default
+    /// Raises an exception whose `str()` is `message` (RULES B7a): by default
     /// `RuntimeError(message)`; with `exception` and `args`, that class called with those
     /// args, and then `message` must be what CPython's `str()` gives for it.
     Raise {
@@ -196,7 +196,7 @@ pub enum Answer {
 }
 
 /// The exception classes a scripted tool can raise: each is a subclass of `Exception`, so
-/// inside the suite's domain (RULINGS B7a).
+/// inside the suite's domain (RULES B7a).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum ExceptionClass {
     /// `str()` is `''` with no args, `str(args[0])` with one, the tuple's repr with more.
@@ -338,7 +338,7 @@ mod tagged {
 }
 
 /// Schemas of the fields kept as raw values (so their number literals survive): they state
-/// the domain of RULINGS A and B.
+/// the domain of RULES A and B.
 mod schemas {
     use schemars::{json_schema, Schema, SchemaGenerator};
 

@@ -21,7 +21,7 @@ pub struct Requirement {
     pub id: String,
     pub function: Function,
     pub level: Level,
-    /// The RULINGS paragraph it comes from (`A3`, `B1`, `sandbox`).
+    /// The rule of spec/RULES.md it comes from (`A3`, `B1`, `sandbox`).
     pub ruling: String,
     pub statement: String,
     pub rationale: String,
@@ -68,9 +68,9 @@ impl std::fmt::Display for Function {
 }
 
 impl Requirement {
-    /// Whether it describes the sandbox the exercise provides (RULINGS A, "The sandbox
-    /// dispatch"), which parcall replaces with its own answers: checked against the
-    /// reference, but nothing an implementation of the function decides (RULINGS D).
+    /// Whether it describes the sandbox the exercise provides (RULES sandbox), which parcall
+    /// replaces with its own answers: checked against the reference, but nothing an
+    /// implementation of the function decides (RULES D).
     pub fn describes_the_sandbox(&self) -> bool {
         self.ruling == "sandbox"
     }

@@ -316,7 +316,7 @@ impl Dispatcher for CaseDispatch<'_> {
     }
 }
 
-/// Tool scripts as number model `model` holds them (RULINGS E): the args its responses match
+/// Tool scripts as number model `model` holds them (RULES E): the args its responses match
 /// and the values they answer. Under `python`, the scripts themselves.
 pub fn held_scripts(
     model: NumberModel,

@@ -34,7 +34,7 @@ impl<F: FnMut(&Case) -> CaseRun> InProcess<F> {
     }
 
     /// The same subject, declaring number model `model`: its answers are read, and its
-    /// cases' expectations computed, as that model holds numbers (RULINGS E).
+    /// cases' expectations computed, as that model holds numbers (RULES E).
     pub fn declaring(self, model: NumberModel) -> InProcess<F> {
         InProcess { model, ..self }
     }

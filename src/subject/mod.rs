@@ -21,7 +21,7 @@ use crate::spec::{Function, SpecCase};
 pub trait Subject {
     /// The functions it defines.
     fn functions(&self) -> &[Function];
-    /// The number model its answers are read by (RULINGS E), declared in its hello.
+    /// The number model its answers are read by (RULES E), declared in its hello.
     fn number_model(&self) -> NumberModel;
     /// Puts the cases `source` yields, all of one function it defines, to the
     /// implementation, handing each case and its answer to `sink` and keeping none, so

@@ -23,7 +23,7 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Serves requests from the fds named by `PARCALL_PROTOCOL_FDS` until `shutdown` or EOF, as a
-/// runtime of number model `model` would (RULINGS E).
+/// runtime of number model `model` would (RULES E).
 pub fn serve_from_environment(model: NumberModel) -> io::Result<()> {
     let spec =
         std::env::var(crate::process::PROTOCOL_FDS_VARIABLE).unwrap_or_else(|_| "3,4".into());

@@ -490,7 +490,7 @@ fn run_measured(args: &[&str]) -> (i32, i64) {
     (libc::WEXITSTATUS(status), usage.ru_maxrss)
 }
 
-/// Issue #12 item 7: a module that wraps the adapter so every reply carries 10 MB cannot
+/// A module that wraps the adapter so every reply carries 10 MB cannot
 /// grow parcall: each such reply is a protocol error, and nothing of it is kept.
 #[test]
 fn inflated_replies_do_not_grow_parcall() {
@@ -612,7 +612,7 @@ fn verdicts(report: &serde_json::Value) -> Vec<(String, String, Vec<String>)> {
 }
 
 /// parcall, not the implementation, keeps the record of invocations and the scripted
-/// answers (RULINGS C). A module with no cache that deletes its repeated invocations from
+/// answers (RULES C). A module with no cache that deletes its repeated invocations from
 /// every record it can reach (the garbage collector's objects, the frames up its stack)
 /// scores exactly what the same module scores without the scrub, and finds no scripted
 /// answer in reach before it invokes anything. With the record in the adapter (protocol

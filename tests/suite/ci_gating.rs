@@ -145,7 +145,7 @@ fn every_broken_javascript_example_is_caught_by_the_requirement_it_breaks() {
             .collect();
         let (code, report) = json_report(&["check", path.to_str().unwrap(), "--fuzz", "0"]);
         assert_eq!(code, 1, "{} was not caught", path.display());
-        // Lost: not met (RULINGS D).
+        // Lost: not met (RULES D).
         let failed: Vec<&str> = report["requirements"]
             .as_array()
             .unwrap()

@@ -1,63 +1,13 @@
-//! What CI users copy and read: every YAML and JSON block in the docs parses, one run writes
-//! several reports, expected failures look skipped in JUnit and TAP, annotations name the
-//! case's line when it is a file of the repository and the case otherwise, async entry
-//! points are awaited, and a runtime killed by the memory limit at start-up is told so.
+//! What CI users copy and read: one run writes several reports, expected failures look
+//! skipped in JUnit and TAP, annotations name the case's line when it is a file of the
+//! repository and the case otherwise, async entry points are awaited, and a runtime killed
+//! by the memory limit at start-up is told so.
 
 use crate::common;
 
 use common::{fresh_regressions, mkfifo, parcall, root, stdout, temp_dir};
 use std::path::Path;
 use std::process::Command;
-
-const DOCS: [&str; 5] = [
-    "README.md",
-    "docs/ci.md",
-    "conformance/PROTOCOL.md",
-    "spec/SPEC.md",
-    "BENCHMARKS.md",
-];
-
-/// The fenced blocks of `language` in a Markdown text, with the line each starts on.
-fn blocks<'t>(text: &'t str, language: &str) -> Vec<(usize, String)> {
-    let mut found = Vec::new();
-    let mut current: Option<(usize, Vec<&'t str>)> = None;
-    for (index, line) in text.lines().enumerate() {
-        let fence = line.trim_start().strip_prefix("```");
-        match (&mut current, fence) {
-            (None, Some(info)) if info.trim() == language => {
-                current = Some((index + 2, Vec::new()))
-            }
-            (Some(_), Some(_)) => {
-                let (start, lines) = current.take().unwrap();
-                found.push((start, lines.join("\n")));
-            }
-            (Some((_, lines)), None) => lines.push(line),
-            _ => {}
-        }
-    }
-    found
-}
-
-#[test]
-fn every_yaml_and_json_block_in_the_docs_parses() {
-    let mut checked = 0;
-    for doc in DOCS {
-        let text = std::fs::read_to_string(root().join(doc)).unwrap();
-        for (line, block) in blocks(&text, "yaml") {
-            if let Err(error) = yaml_rust2::YamlLoader::load_from_str(&block) {
-                panic!("{doc}:{line}: the YAML block does not parse: {error}");
-            }
-            checked += 1;
-        }
-        for (line, block) in blocks(&text, "json") {
-            if let Err(error) = parcall::json::parse(&block) {
-                panic!("{doc}:{line}: the JSON block does not parse: {error}");
-            }
-            checked += 1;
-        }
-    }
-    assert!(checked >= 2, "only {checked} blocks found");
-}
 
 /// A JavaScript module that knowingly deviates, with its expectations file: a gated run
 /// that passes, with expected failures.

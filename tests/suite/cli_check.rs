@@ -57,7 +57,7 @@ const IMPRECISE_BLAME: (&str, &str) = (
 );
 
 /// Each broken example names the requirements it breaks in a `# parcall: breaks` line;
-/// each must be caught, and by those requirements (RULINGS D): it loses every requirement
+/// each must be caught, and by those requirements (RULES D): it loses every requirement
 /// it names and at most one other, so one bug is not charged to many rules.
 #[test]
 fn every_broken_example_loses_the_requirement_it_breaks_and_at_most_one_other() {

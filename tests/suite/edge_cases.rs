@@ -121,7 +121,7 @@ fn resolved_ids(#[case] calls: &str, #[case] max_parallel: u64, #[case] expected
     assert_eq!(ids, expected);
 }
 
-/// A corpus covering every rule of RULINGS B1 and B2 at once; the snapshot is what a
+/// A corpus covering every rule of RULES B1 and B2 at once; the snapshot is what a
 /// person reviews when the writer changes.
 const KEY_CORPUS: &[&str] = &[
     r#"{"q": "cats"}"#,

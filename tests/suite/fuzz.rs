@@ -40,7 +40,7 @@ const DEFAULT_FUZZ: usize = 500;
 #[test]
 fn the_reference_passes_on_every_seed_in_any_dispatch_order() {
     // A correct implementation is never failed by a generated case: the reference, dispatching
-    // in an order drawn from the seed (RULINGS A6), judged as any subject is.
+    // in an order drawn from the seed (RULES A6), judged as any subject is.
     let reports = reports_over_seeds(|seed| {
         Box::new(parcall::subject::in_process::reference(
             NumberModel::Python,
@@ -192,7 +192,7 @@ fn a_submission_that_memorised_the_spec_is_caught_on_every_seed_and_keeps_no_poi
             "seed {:?}: not caught by generated cases",
             report.seed
         );
-        // The default rubric, as `parcall grade` scores it (RULINGS D).
+        // The default rubric, as `parcall grade` scores it (RULES D).
         let rubric = Rubric::default_for(subjects::spec(), &functions);
         let earned: f64 = rubric
             .score(&report, subjects::spec())

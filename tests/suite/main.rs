@@ -16,6 +16,7 @@ mod ci_recipes;
 mod ci_workflow;
 mod cli_check;
 mod cpython_differential;
+mod docs;
 mod edge_cases;
 mod false_failures;
 mod fuzz;

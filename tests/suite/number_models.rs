@@ -1,4 +1,4 @@
-//! Number models (RULINGS E) end to end: an implementation declares `float64` in its
+//! Number models (RULES E) end to end: an implementation declares `float64` in its
 //! handshake, the reference computes its expectations as a float64 runtime must, every
 //! report states the model, and an implementation that tells `1` from `1.0` apart where a
 //! float64 runtime cannot is caught, and charged to the number rules.

@@ -390,7 +390,7 @@ proptest! {
     // Each case checks every spec case of execute_tool_calls and 40 generated ones.
     #![proptest_config(config(24))]
 
-    /// RULINGS A6: the reference dispatching its accepted calls in a random order conforms on
+    /// RULES A6: the reference dispatching its accepted calls in a random order conforms on
     /// every spec case and every generated case; the judge accepts any assignment of
     /// scripted answers that some dispatch order produces.
     #[test]

@@ -1,4 +1,4 @@
-//! Scores only real work earns, and blame that follows the bug, not the seed (RULINGS D):
+//! Scores only real work earns, and blame that follows the bug, not the seed (RULES D):
 //! every single-bug example loses the requirement it breaks and at most one other, the same
 //! set on every seed; output that skips the work or replays the public cases earns nothing
 //! of the work; and the hidden cases show every scored requirement at the size CI runs.
@@ -195,7 +195,7 @@ fn every_single_bug_example_loses_what_it_breaks_and_at_most_one_other_on_every_
 #[test]
 fn canned_output_earns_none_of_the_work() {
     // Right ids and keys, empty content, nothing dispatched or invoked: it may keep what its
-    // ids and keys show, nothing that needs dispatch, invocations or results (RULINGS D).
+    // ids and keys show, nothing that needs dispatch, invocations or results (RULES D).
     let work = |id: &str| {
         [
             "EXEC-DISPATCH",

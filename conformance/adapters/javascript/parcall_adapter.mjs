@@ -10,7 +10,7 @@
 // its answer (a synchronous read of the protocol fd: a tool runs on the one thread that runs
 // the module), so this process never holds the record of invocations nor an answer early. JavaScript has
 // one number type, so the adapter declares the number model `float64` in its handshake
-// (RULINGS E): `1` and `1.0` are one value and one key, written as JavaScript writes
+// (RULES E): `1` and `1.0` are one value and one key, written as JavaScript writes
 // numbers, and the runner computes what a correct module returns accordingly. Values the
 // runner sent are passed back with their original JSON text when they come back unchanged.
 import fs from "node:fs";

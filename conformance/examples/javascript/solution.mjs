@@ -1,5 +1,5 @@
 // A correct JavaScript port of both exercises. JavaScript has one number type, so the
-// adapter declares the float64 number model (RULINGS E): `{"a": 1.0}` and `{"a": 1}` are
+// adapter declares the float64 number model (RULES E): `{"a": 1.0}` and `{"a": 1}` are
 // one call, keyed `{"a": 1}`, and numbers in keys are written as String() writes them
 // (`1e+21`, `1e-7`, `10000000000000000`). It conforms with no expectations file.
 // `dispatch` is the global parcall provides.

@@ -1,4 +1,4 @@
-"""A correct solution that dispatches the accepted calls last to first (RULINGS A6 lets it).
+"""A correct solution that dispatches the accepted calls last to first (RULES A6 lets it).
 
 Where identical requests get different answers, the last call gets the first answer; the
 suite must accept that (requirement EXEC-DISPATCH-ANY-ORDER)."""

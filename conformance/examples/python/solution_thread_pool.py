@@ -1,5 +1,5 @@
 """A correct solution that runs tool calls on a thread pool, submitted in a random order,
-as a production runtime would (RULINGS A6 and B4 allow any order and concurrency).
+as a production runtime would (RULES A6 and B4 allow any order and concurrency).
 
 Identical dispatch requests may receive their answers in any order; identical dedup calls
 still run once, because keys are settled before anything is submitted."""

@@ -24,7 +24,7 @@ pub(super) fn answer() -> impl Strategy<Value = Answer> {
     ]
 }
 
-/// An exception whose `str()` is not simply its first argument (RULINGS B7a): `KeyError`
+/// An exception whose `str()` is not simply its first argument (RULES B7a): `KeyError`
 /// of one argument, no argument, several arguments, or a class with its own `__str__`.
 pub(super) fn raise_of_a_kind() -> impl Strategy<Value = Answer> {
     let class = prop::sample::select(vec![
@@ -77,7 +77,7 @@ pub(super) fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
 /// are different calls under every number model (DEDUP-NUMBER-DISTINCT). Random args almost
 /// never hold such a pair, so the hidden cases would not show the rule without these
 /// (stratified: about one case in six has one). Two numbers are left out: under `float64`
-/// they are one call (RULINGS E), and their scripts would disagree.
+/// they are one call (RULES E), and their scripts would disagree.
 fn number_twins() -> impl Strategy<Value = Vec<Distinct>> {
     let pair = prop_oneof![
         prop::sample::select(vec![Value::from(1i64), Value::Float(1.0)])

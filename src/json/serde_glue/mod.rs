@@ -5,9 +5,9 @@
 //! `serde_json`'s `arbitrary_precision` uses), so no integer is ever narrowed to 64 bits.
 //!
 //! A `Value` field read from a `Value` is handed over whole rather than rebuilt node by node:
-//! a spec export of 10,000 generated cases is 150 MB of JSON, and rebuilding every call,
-//! expected output and scripted answer through serde's visitors was a third of `check
-//! --spec`. Internally tagged enums ([`read_tagged`]) avoid serde's buffering for the same
+//! a large spec export is mostly calls, expected outputs and scripted answers, and
+//! rebuilding each through serde's visitors was much of `check --spec` (BENCHMARKS.md
+//! section 3). Internally tagged enums ([`read_tagged`]) avoid serde's buffering for the same
 //! reason.
 
 mod deserializers;

@@ -1,4 +1,4 @@
-//! Blame (RULINGS D): which requirements a case shows broken, decided by each requirement's
+//! Blame (RULES D): which requirements a case shows broken, decided by each requirement's
 //! own check over the case's input, what was expected, and what the implementation returned
 //! and invoked. A check judges its rule relative to the implementation's other choices, so
 //! one bug is charged to the rule it breaks and not to every rule downstream of it: the

@@ -8,9 +8,8 @@
 //! charge unless the case's own expectations break a rule (a `--spec` folder's cases are not
 //! checked against the reference). Grading runs every student on the same cases and
 //! `parcall mutate` every mutant, and most of their cases pass, so the checks ran again and
-//! again on the same expected output (grading a class of 12: 11.1-13.7 CPU-seconds before,
-//! 9.9-10.4 after, BENCHMARKS.md section 4). A test holds passing runs' blame to this
-//! (`fuzz::passing_runs_are_blamed_as_their_case_applies`).
+//! again on the same expected output (BENCHMARKS.md section 4). A test holds passing runs'
+//! blame to this (`fuzz::passing_runs_are_blamed_as_their_case_applies`).
 
 use super::{blame_in, Blame};
 use crate::json::NumberModel;

@@ -30,8 +30,8 @@ pub(super) struct ReadFile {
 }
 
 /// Reads the case files on every core, each file's cases parsed apart: a spec export of
-/// 10,000 generated cases is two files of 60 and 100 MB, whose reading was most of
-/// `check --spec` (BENCHMARKS.md section 3). Returned in the order given, so cases and
+/// many generated cases is two large files, whose reading was most of `check --spec`
+/// (BENCHMARKS.md section 3). Returned in the order given, so cases and
 /// problems come out the same every time.
 pub(super) fn read_case_files(source: &Source, files: &[(Function, String)]) -> Vec<ReadFile> {
     use rayon::prelude::*;
@@ -119,7 +119,7 @@ pub(super) fn read_cases_apart(text: &str) -> Option<(Vec<ReadCase>, Vec<Option<
             let value = json::parse_item(text, item.clone()).ok()?;
             let longest = longest_integer(&value);
             // Copied, as a whole file is (see `parse_json_text`): taking the value apart
-            // was no faster here and left 10% more memory behind.
+            // was no faster here and left more memory behind (BENCHMARKS.md section 3).
             let case = if exec {
                 Case::Exec(json::from_value(&value).ok()?)
             } else {

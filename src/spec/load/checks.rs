@@ -67,7 +67,7 @@ pub(super) fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
         let messages = batch.expected.as_list().map_or(0, <[Value]>::len);
         if calls != messages {
             problems.push(format!(
-                "batch {}: expects {messages} messages for {calls} calls (RULINGS A1: one per call)",
+                "batch {}: expects {messages} messages for {calls} calls (RULES A1: one per call)",
                 index + 1
             ));
         }
@@ -111,7 +111,7 @@ pub(super) fn dedup_problems(case: &DedupCase, problems: &mut Vec<String>) {
 }
 
 /// A `raise` answer's `message` must be what CPython's `str()` gives for its class and args
-/// (RULINGS B7a), so that every adapter, whether it builds the real exception or only
+/// (RULES B7a), so that every adapter, whether it builds the real exception or only
 /// carries the message, shows the same text.
 pub(super) fn raise_problems(
     tools: &indexmap::IndexMap<String, ToolScript>,

@@ -60,10 +60,9 @@ pub(super) fn parse_json_text<T: serde::de::DeserializeOwned, I>(
         source,
     })?;
     let found = inspect(&value);
-    // Copied, not taken apart: moving the values out left the freed containers of a
-    // 150 MB export scattered between the live strings, and every allocation of the run
-    // that followed paid for the holes (`check --spec` of 10,000 generated cases took
-    // 12 s instead of 7; BENCHMARKS.md section 3).
+    // Copied, not taken apart: moving the values out left the freed containers of a large
+    // export scattered between the live strings, and every allocation of the run that
+    // followed paid for the holes (BENCHMARKS.md section 3).
     let typed = json::from_value(&value).map_err(|source| JsonTextError::Shape { name, source })?;
     Ok((typed, found))
 }

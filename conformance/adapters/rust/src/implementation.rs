@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 
-/// RULINGS A: one tool message per call, ids by position when missing, duplicates and calls
+/// RULES A: one tool message per call, ids by position when missing, duplicates and calls
 /// past the limit rejected, everything else dispatched once.
 pub fn execute_tool_calls(calls: &[Value], max_parallel: u64, dispatch: &dyn Fn(&Value) -> Value) -> Value {
     let mut seen = HashSet::new();
@@ -69,7 +69,7 @@ fn dumps(value: &Value) -> String {
     }
 }
 
-/// RULINGS B: each distinct call (by canonical key) runs once; duplicates share the result.
+/// RULES B: each distinct call (by canonical key) runs once; duplicates share the result.
 pub fn run_parallel_calls(
     known: &dyn Fn(&str) -> bool,
     invoke: &dyn Fn(&str, &Value) -> Result<Value, crate::ToolError>,

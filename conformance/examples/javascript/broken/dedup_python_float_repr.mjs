@@ -2,7 +2,7 @@
 // Python's repr of a float (`1` and `1.0` both as `1.0`, `1e16` as `1e+16`, `1e-5` as
 // `1e-05`). A JavaScript number is a double, not a Python float: the adapter declares the
 // float64 number model, under which `1.0` is the number 1 and a key writes it `1`, as
-// JavaScript's String(1) does (RULINGS E).
+// JavaScript's String(1) does (RULES E).
 // parcall: breaks DEDUP-NUMBER-INT DEDUP-NUMBER-FLOAT
 export function execute_tool_calls(calls, max_parallel = 4) {
   const seen = new Set();

@@ -1,7 +1,7 @@
 """Deliberately broken: no logic at all. It answers from the public spec: for any batch it
 has seen there, it replays the expected invocations and returns the expected output; for
 anything else it does what the exercise's stub does (nothing, so it returns None). It
-passes every spec case. RULINGS D: fixed cases are public, so only the hidden generated
+passes every spec case. RULES D: fixed cases are public, so only the hidden generated
 cases can show a rule kept; this submission must score at most 10% of the points."""
 # parcall: breaks EXEC-OUTPUT-COUNT DEDUP-RESULT-ENTRIES
 # parcall: replays the public spec (not a single-bug example)

@@ -209,7 +209,7 @@ impl Batch<'_> {
         Some(Answer::from(answer).entry_value())
     }
 
-    /// What the invocations show (RULINGS D: only what happened): each key invoked, a key
+    /// What the invocations show (RULES D: only what happened): each key invoked, a key
     /// of an earlier batch invoked again, and a repeated key served by its one invocation.
     fn shows_invocations(
         &self,

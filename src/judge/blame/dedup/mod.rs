@@ -1,4 +1,4 @@
-//! The checks of `run_parallel_calls` (RULINGS B).
+//! The checks of `run_parallel_calls` (RULES B).
 //!
 //! Each call is first matched with the key the implementation gave it (see [`super::keys`]);
 //! the key checks judge how that key was written, and every other check takes the

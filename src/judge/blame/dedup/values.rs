@@ -72,7 +72,7 @@ impl Batch<'_> {
                 DEDUP_RESULT_UNCHANGED
             };
             if answers.iter().any(|a| a.entry_value() == *actual) {
-                // The entry holds what its invocation gave: shown (RULINGS D).
+                // The entry holds what its invocation gave: shown (RULES D).
                 tally.applies(requirement);
                 tally.applies(DEDUP_RESULT_ENTRIES);
             } else {

@@ -33,7 +33,7 @@ impl Batch<'_> {
             Some(id) if id == expected => {
                 tally.applies(requirement);
                 // A later batch that restarts its generated ids, or uses again an id of an
-                // earlier batch, shows that nothing survived (RULINGS A8).
+                // earlier batch, shows that nothing survived (RULES A8).
                 if self.number > 1 && (given.is_none() || self.history.ids.contains(id)) {
                     tally.applies(EXEC_NO_STATE);
                 }

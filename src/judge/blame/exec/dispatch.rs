@@ -19,7 +19,7 @@ impl Batch<'_> {
             .is_some_and(|answers| answers.iter().any(|a| a.starts_with("error:")))
     }
 
-    /// The content of an answered call is what its dispatch returned (RULINGS A6): any
+    /// The content of an answered call is what its dispatch returned (RULES A6): any
     /// answer given to an identical request of this batch, since their order is free.
     pub(super) fn check_content(&self, i: usize, content: &str, tally: &mut Tally) {
         let Some(answers) = self.answers_for(i) else {
@@ -92,7 +92,7 @@ impl Batch<'_> {
             }
             let request = request_of(call);
             let Some(missing) = diff.missing.iter().position(|m| *m == request) else {
-                // Dispatched with {}: shown only where the request was made (RULINGS D).
+                // Dispatched with {}: shown only where the request was made (RULES D).
                 tally.applies(EXEC_DISPATCH_ARGS_DEFAULT);
                 continue;
             };

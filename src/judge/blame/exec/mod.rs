@@ -1,4 +1,4 @@
-//! The checks of `execute_tool_calls` (RULINGS A).
+//! The checks of `execute_tool_calls` (RULES A).
 //!
 //! Each message is read for what the implementation decided: the id it gave the call, and
 //! whether it refused the call as a duplicate, refused it as over the limit, or answered
@@ -134,7 +134,7 @@ struct Reading<'a> {
     messages: &'a [Value],
     /// Each call's message's `tool_call_id` and `content`, where they are strings.
     fields: Vec<(Option<&'a str>, Option<&'a str>)>,
-    /// The number of messages of a batch cut short right after an error (RULINGS A7).
+    /// The number of messages of a batch cut short right after an error (RULES A7).
     stopped_after: Option<usize>,
 }
 

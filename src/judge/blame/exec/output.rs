@@ -39,7 +39,7 @@ impl<'a> Batch<'a> {
     /// The messages come in call order. Returns the messages matched back to their calls:
     /// where the output holds every call's message (each its call's id and kind of answer:
     /// a duplicate error, a limit error or content) in another order, that is the one rule
-    /// broken, and the other checks read each message where it belongs (RULINGS D: one bug,
+    /// broken, and the other checks read each message where it belongs (RULES D: one bug,
     /// one charge), so they can still be shown on this batch.
     pub(super) fn check_output_order(
         &self,
@@ -67,7 +67,7 @@ impl<'a> Batch<'a> {
                 (field("tool_call_id"), field("content"))
             })
             .collect();
-        // A batch cut short right after an error is one bug (RULINGS A7): its missing
+        // A batch cut short right after an error is one bug (RULES A7): its missing
         // messages are that rule's, not every per-call rule's.
         let stopped_after = (messages.len() < n && !messages.is_empty())
             .then_some(messages.len())
@@ -80,7 +80,7 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// A failed call does not stop the batch (RULINGS A7).
+    /// A failed call does not stop the batch (RULES A7).
     pub(super) fn check_failure_isolation(&self, reading: &Reading, tally: &mut Tally) {
         let n = self.calls.len();
         if let Some(m) = reading.stopped_after {

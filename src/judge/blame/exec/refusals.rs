@@ -204,7 +204,7 @@ impl<'a> Batch<'a> {
         let first = refusals.duplicate_of(i)[0] + 1;
         let expected_error = || quote_str(&format!("{DUPLICATE_PREFIX}'{id}'"));
         match refusals.said[i] {
-            // Shown only where the duplicate error was written (RULINGS D): a call
+            // Shown only where the duplicate error was written (RULES D): a call
             // answered any other way shows nothing of the duplicate rules.
             Said::Duplicate(_) if id.starts_with(NOT_A_STRING) => {
                 shows_refused_duplicate(tally, requirement, over);

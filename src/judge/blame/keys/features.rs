@@ -121,7 +121,7 @@ impl Features {
         }
     }
 
-    /// The rules of RULINGS B1/B2 a call with these args can show.
+    /// The rules of RULES B1/B2 a call with these args can show.
     pub(in crate::judge::blame) fn requirements(
         &self,
         args_absent: bool,

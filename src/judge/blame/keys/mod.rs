@@ -1,4 +1,4 @@
-//! Reading an implementation's cache keys (RULINGS B1, B2, B9, E): which call each key
+//! Reading an implementation's cache keys (RULES B1, B2, B9, E): which call each key
 //! belongs to, and which rules of the canonical key it departs from. A key is explained by
 //! writing the call's key with up to two plausible departures (unsorted keys, compact
 //! separators, no `ensure_ascii`, Python literals, numbers as a one-number-type runtime
@@ -19,7 +19,7 @@ use crate::json::{dumps_str, NumberModel, Object, Value};
 use features::Numbers;
 use style::KeyStyle;
 
-/// One way of writing a key differently from RULINGS B1.
+/// One way of writing a key differently from RULES B1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Departure {
     /// Not `name + "(" + args + ")"`.
