@@ -7,9 +7,11 @@ use crate::common;
 
 use common::{in_lanes, root, subjects};
 use parcall::check::{self, Context, Plan, Undefined};
+use parcall::fuzz::Drawn;
 use parcall::judge::blame::ids::CHECKED;
 use parcall::process::Limits;
 use parcall::report::Report;
+use parcall::runner::Runner;
 use parcall::spec::Function;
 use parcall::subject::adapters;
 use parcall::subject::environment::EnvPolicy;
@@ -20,6 +22,10 @@ const FUNCTIONS: [Function; 2] = [Function::ExecuteToolCalls, Function::RunParal
 
 /// Seeds the blame of every broken example is compared over.
 const BLAME_SEEDS: u64 = 10;
+
+/// Examples checked at once: each lane's time is mostly waits on a round trip, so one more
+/// lane than the two cores CI has keeps both busy.
+const LANES: usize = 3;
 
 /// Generated cases per function in the loops over real processes: the size at which the
 /// hidden cases show every scored requirement at least [`LEAST_SHOWN`] times (tested below),
@@ -98,11 +104,13 @@ const OPEN: &[(&str, &str)] = &[
     ),
 ];
 
-/// The requirements `parcall check PATH --seed SEED --fuzz FUZZ` loses, run through the
-/// library with the seed's draws shared by every example and no shrinking: shrinking picks
-/// which failing case a report shows, not which requirements are charged, and it was most of
-/// this loop's time.
-fn lost_by_example(path: &str, seed: u64) -> BTreeSet<String> {
+/// The requirements `parcall check PATH --seed SEED --fuzz FUZZ` loses, for each seed of
+/// `drawn` in turn. One process per example runs the spec's cases once, then each seed's
+/// generated cases (shared by every example); a seed loses what its generated cases lose and
+/// what the spec's cases were charged. Failures are not shrunk: shrinking picks which
+/// failing case a report shows, not which requirements are charged, and it was most of this
+/// loop's time, as were the spec's cases run again for every seed.
+fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>> {
     let prepared = adapters::module(
         &root().join(path),
         &"python3".into(),
@@ -112,51 +120,78 @@ fn lost_by_example(path: &str, seed: u64) -> BTreeSet<String> {
     .unwrap_or_else(|e| panic!("{path}: {e}"))
     .contained(&EnvPolicy::default());
     let spec = subjects::spec();
-    let drawn = subjects::drawn(seed, FUZZ);
-    let plan = Plan {
-        fuzz: FUZZ,
-        undefined: Undefined::LeaveOut,
-        max_shrink_runs: 0,
-        seed,
-        drawn: drawn.get().and_then(Option::as_ref),
-        ..Plan::new(spec, &spec.cases, subjects::judge())
-    };
-    let checked = check::run_process(&prepared.launch, &plan, None);
     let context = Context {
         spec,
         target: path,
         rerun_base: "parcall check",
     };
-    let report = check::report(&checked, &context);
-    assert!(report.error.is_none(), "{path}: {:?}", report.error);
-    let met = met(&report);
-    CHECKED
-        .iter()
-        .filter(|id| !met.contains(*id))
-        .map(|id| (*id).to_owned())
-        .collect()
+    let lost = |report: &Report| -> BTreeSet<String> {
+        let met = met(report);
+        CHECKED
+            .iter()
+            .filter(|id| !met.contains(*id))
+            .map(|id| (*id).to_owned())
+            .collect()
+    };
+    let mut runner = match Runner::start(&prepared.launch, &spec.version, Default::default()) {
+        Ok(runner) => runner,
+        // Not started: every seed loses everything, as `check` reports it.
+        Err(_) => {
+            let plan = Plan::new(spec, &spec.cases, subjects::judge());
+            let report =
+                check::report(&check::run_process(&prepared.launch, &plan, None), &context);
+            return vec![lost(&report); drawn.len()];
+        }
+    };
+    let mut charged_by_spec_cases = BTreeSet::new();
+    let mut lost_per_seed = Vec::new();
+    for (index, (seed, drawn)) in drawn.iter().enumerate() {
+        let plan = Plan {
+            fuzz: FUZZ,
+            undefined: Undefined::LeaveOut,
+            max_shrink_runs: 0,
+            seed: *seed,
+            drawn: Some(drawn),
+            ..Plan::new(
+                spec,
+                if index == 0 { &spec.cases } else { &[] },
+                subjects::judge(),
+            )
+        };
+        let report = check::report(&check::run(&mut runner, &plan, None), &context);
+        if index == 0 {
+            charged_by_spec_cases = report
+                .requirements
+                .iter()
+                .filter(|r| r.failed > 0 && CHECKED.contains(&r.id.as_str()))
+                .map(|r| r.id.clone())
+                .collect();
+        }
+        let mut lost = lost(&report);
+        lost.extend(charged_by_spec_cases.iter().cloned());
+        lost_per_seed.push(lost);
+    }
+    runner.shutdown();
+    lost_per_seed
 }
 
 #[test]
 fn every_single_bug_example_loses_what_it_breaks_and_at_most_one_other_on_every_seed() {
-    let runs: Vec<(String, Vec<String>, u64)> = single_bug_examples()
-        .into_iter()
-        .flat_map(|(path, declared)| {
-            (1..=BLAME_SEEDS).map(move |seed| (path.clone(), declared.clone(), seed))
+    let examples = single_bug_examples();
+    let drawn: Vec<(u64, Drawn)> = (1..=BLAME_SEEDS)
+        .map(|seed| {
+            let drawn = Drawn::new(&subjects::spec().cases, &FUNCTIONS, FUZZ, seed);
+            (
+                seed,
+                drawn.expect("a few hundred cases per function are kept"),
+            )
         })
         .collect();
-    // Seed by seed across the examples, so each seed's draws are made once and shared.
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by_key(|&i| (runs[i].2, i));
-    let ordered: Vec<&(String, Vec<String>, u64)> = order.iter().map(|&i| &runs[i]).collect();
-    let lost_in_order = in_lanes(&ordered, 2, |(path, _, seed)| lost_by_example(path, *seed));
-    let mut lost_per_run = vec![BTreeSet::new(); runs.len()];
-    for (lost, &i) in lost_in_order.into_iter().zip(&order) {
-        lost_per_run[i] = lost;
-    }
+    let lost_per_example = in_lanes(&examples, LANES, |(path, _)| {
+        lost_on_each_seed(path, &drawn)
+    });
     let mut problems = Vec::new();
-    for (i, chunk) in lost_per_run.chunks(BLAME_SEEDS as usize).enumerate() {
-        let (path, declared, _) = &runs[i * BLAME_SEEDS as usize];
+    for ((path, declared), chunk) in examples.iter().zip(&lost_per_example) {
         let first = &chunk[0];
         println!("{path}: loses {first:?}");
         if let Some((_, reason)) = OPEN.iter().find(|(open, _)| open == path) {
