@@ -5,10 +5,13 @@ use super::findings::Public;
 use super::materialize;
 use super::Settings;
 use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
+use crate::judge::blame::applicable;
+use crate::judge::blame::ids::CHECKED;
 use crate::spec::{Case, Function, Origin, SpecCase};
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// A short, id-friendly name per function.
@@ -85,12 +88,11 @@ impl Drawn {
                 .iter()
                 .map(|&function| {
                     scope.spawn(move || {
-                        let mut generator = Generator::new(function, spec_cases, seed);
-                        let public = Public::new(spec_cases, function);
+                        let mut generator = Generator::new(function, spec_cases, seed, count);
                         let cases = (0..count)
                             .map(|i| {
                                 let (draw, case) = generator.case(i)?;
-                                let hidden = public.hides(&case.case);
+                                let hidden = generator.hides(&case.case);
                                 Some(DrawnCase { draw, case, hidden })
                             })
                             .collect();
@@ -126,27 +128,101 @@ impl Drawn {
 /// not kept (a long batch's value tree is megabytes): each draw starts a fresh runner from
 /// the shared random state, so the state before a draw is enough to draw the same input
 /// again for the few failures that get shrunk.
-pub(super) struct Generator {
+///
+/// The hidden cases of a run show every scored requirement of the function (RULES D4), at
+/// any size that has a slot for each: while a requirement is still unshown, the generator
+/// tracks what each hidden case drawn shows, and once the slots left are no more than the
+/// requirements unshown, each slot goes to the best of a few draws for them. A correct
+/// implementation so earns every requirement at any size, and the draw of a run large
+/// enough to have shown them all by chance is the plain random one.
+pub(super) struct Generator<'p> {
     function: Function,
     seed: u64,
     rng: TestRng,
     strategy: BoxedStrategy<GeneratedInput>,
+    /// Cases the run draws in all.
+    count: usize,
+    public: Public<'p>,
+    /// Scored requirements of the function no hidden case drawn so far shows.
+    unshown: BTreeSet<&'static str>,
 }
 
-impl Generator {
-    pub(super) fn new(function: Function, spec_cases: &[SpecCase], seed: u64) -> Generator {
+/// Draws tried, at most, for a slot kept for the requirements still unshown: the rarest
+/// (DEDUP-NUMBER-DISTINCT) shows in a few draws in a hundred, and the search stops at the
+/// first draw that shows every one left.
+const DRAWS_PER_KEPT_SLOT: usize = 400;
+
+impl<'p> Generator<'p> {
+    pub(super) fn new(
+        function: Function,
+        spec_cases: &'p [SpecCase],
+        seed: u64,
+        count: usize,
+    ) -> Generator<'p> {
+        let prefix = format!("{}-", short(function).to_uppercase());
         Generator {
             function,
             seed,
             rng: rng(seed, function),
             strategy: strategy(function, spec_cases),
+            count,
+            public: Public::new(spec_cases, function),
+            unshown: CHECKED
+                .iter()
+                .copied()
+                .filter(|id| id.starts_with(&prefix))
+                .collect(),
         }
+    }
+
+    /// Whether no batch of `case` is one of the public spec's.
+    pub(super) fn hides(&self, case: &Case) -> bool {
+        self.public.hides(case)
     }
 
     /// The case of index `index` (asked for in order) and the random state that draws it
     /// again, or `None` when the draw gives no valid case; its id carries the index either
     /// way, so runs are reproducible.
     pub(super) fn case(&mut self, index: usize) -> Option<Draw> {
+        if self.unshown.is_empty() {
+            return self.draw(index);
+        }
+        let slots_left = self.count.saturating_sub(index);
+        let tries = if slots_left <= self.unshown.len() {
+            DRAWS_PER_KEPT_SLOT
+        } else {
+            1
+        };
+        let mut best: Option<(usize, Draw, BTreeSet<String>)> = None;
+        for _ in 0..tries {
+            let Some(draw) = self.draw(index) else {
+                continue;
+            };
+            let shows = if self.hides(&draw.1.case) {
+                applicable(&draw.1.case)
+            } else {
+                BTreeSet::new()
+            };
+            let new = self
+                .unshown
+                .iter()
+                .filter(|id| shows.contains(**id))
+                .count();
+            if best.as_ref().is_none_or(|(most, _, _)| new > *most) {
+                let all = new == self.unshown.len();
+                best = Some((new, draw, shows));
+                if all {
+                    break;
+                }
+            }
+        }
+        let (_, draw, shows) = best?;
+        self.unshown.retain(|id| !shows.contains(*id));
+        Some(draw)
+    }
+
+    /// The next draw of the random state.
+    fn draw(&mut self, index: usize) -> Option<Draw> {
         let before = self.rng.clone();
         let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
         let tree = self.strategy.new_tree(&mut runner);
@@ -179,11 +255,11 @@ pub fn generated_cases(
     count: usize,
     seed: u64,
 ) -> Vec<SpecCase> {
-    let mut generator = Generator::new(function, spec_cases, seed);
+    let mut generator = Generator::new(function, spec_cases, seed, count);
     (0..count)
         .filter_map(|index| generator.case(index).map(|(_, case)| case))
         .map(|mut case| {
-            let applicable = crate::judge::blame::applicable(&case.case);
+            let applicable = applicable(&case.case);
             match std::sync::Arc::make_mut(&mut case.case) {
                 Case::Exec(c) => c.requirements = applicable.into_iter().collect(),
                 Case::Dedup(c) => c.requirements = applicable.into_iter().collect(),

@@ -144,7 +144,12 @@ fn run_function(
     // their result arrives.
     type Waiting = HashMap<String, (usize, TestRng, Option<bool>)>;
     let waiting: std::cell::RefCell<Waiting> = Default::default();
-    let mut generator = Generator::new(function, spec_cases, settings.seed);
+    let mut generator = Generator::new(
+        function,
+        spec_cases,
+        settings.seed,
+        settings.cases_per_function,
+    );
     let drawn = drawn.and_then(|d| d.of(function, &settings));
     let mut source = (0..settings.cases_per_function).filter_map(|index| {
         let (draw, case, hidden) = match drawn {

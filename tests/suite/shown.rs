@@ -306,3 +306,37 @@ fn the_hidden_cases_show_every_scored_requirement_at_the_ci_size() {
         }
     }
 }
+
+/// The most scored requirements one function has: a run with at least this many hidden
+/// cases per function has a slot for each.
+fn most_requirements_per_function() -> usize {
+    ["EXEC-", "DEDUP-"]
+        .iter()
+        .map(|prefix| CHECKED.iter().filter(|id| id.starts_with(prefix)).count())
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn a_correct_implementation_earns_every_requirement_at_any_size_with_a_slot_for_each() {
+    // RULES C and D4 together: shown means done, and a grader's size still admits every
+    // correct implementation.
+    for fuzz in [most_requirements_per_function(), 25, 40] {
+        for seed in 1..=4 {
+            let report = subjects::check(
+                &mut parcall::subject::in_process::reference(
+                    parcall::json::NumberModel::Python,
+                    parcall::reference::Execution::Sequential,
+                ),
+                seed,
+                fuzz,
+            );
+            let met = met(&report);
+            let lost: Vec<&&str> = CHECKED.iter().filter(|id| !met.contains(**id)).collect();
+            assert!(
+                lost.is_empty(),
+                "--fuzz {fuzz} --seed {seed}: the reference does not earn {lost:?}"
+            );
+        }
+    }
+}
