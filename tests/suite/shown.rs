@@ -100,6 +100,10 @@ const OPEN: &[(&str, &str)] = &[
         "JSON.stringify keys (unsorted, compact, raw non-ASCII) combine three departures; the key reader tries at most two",
     ),
     (
+        "conformance/examples/python/broken/dedup_shared_cache.py",
+        "its module-level cache, kept over ten seeds' cases in one process, grows past the reply bound (10,000 values): the reply is a protocol error, not kept, so no check reads its entries and it is charged DEDUP-RESULT-ENTRIES",
+    ),
+    (
         "conformance/examples/javascript/broken/defines_dispatch.mjs",
         "defining dispatch fails every case of both functions: one failure no check explains per case",
     ),
