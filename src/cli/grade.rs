@@ -188,9 +188,10 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     if let Some(note) = &note {
         say!("parcall: warning: {note}");
     }
+    let defined = formats::defined_in(&graded);
     let fewer = graded
         .iter()
-        .filter(|g| formats::fewer_functions_note(g, &graded).is_some())
+        .filter(|g| formats::fewer_functions_note(g, &defined).is_some())
         .count();
     if fewer > 0 {
         say!(

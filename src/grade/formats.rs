@@ -328,6 +328,7 @@ pub fn gradebook_json(
     site: &super::sandbox::RunSite,
     complete: bool,
 ) -> Value {
+    let defined = defined_in(graded);
     json!({
         "format": "parcall-gradebook",
         "version": 1,
@@ -343,7 +344,7 @@ pub fn gradebook_json(
             "name": g.name,
             "module": g.module.display().to_string(),
             "functions": g.functions,
-            "note": fewer_functions_note(g, graded),
+            "note": fewer_functions_note(g, &defined),
             "score": g.score,
             "max_score": g.max_score,
             "verdict": g.verdict,
@@ -375,11 +376,19 @@ pub fn one_exercise_note(graded: &[Entry]) -> Option<String> {
     ))
 }
 
+/// Every function some submission of `class` defines.
+pub fn defined_in(class: &[Entry]) -> Vec<Function> {
+    Function::ALL
+        .into_iter()
+        .filter(|f| class.iter().any(|g| g.functions.contains(f)))
+        .collect()
+}
+
 /// When `entry` is scored on a function it does not define and another submission of the
-/// class defines it, its score is not comparable with theirs (a correct one-function file
-/// ranks below a two-function one that games the other): what it defines, what it is
-/// scored on, and how to grade like with like.
-pub fn fewer_functions_note(entry: &Entry, class: &[Entry]) -> Option<String> {
+/// class defines it (`defined`: [`defined_in`] the class), its score is not comparable with
+/// theirs (a correct one-function file ranks below a two-function one that games the
+/// other): what it defines, what it is scored on, and how to grade like with like.
+pub fn fewer_functions_note(entry: &Entry, defined: &[Function]) -> Option<String> {
     if !entry.started {
         return None;
     }
@@ -393,7 +402,7 @@ pub fn fewer_functions_note(entry: &Entry, class: &[Entry]) -> Option<String> {
         .iter()
         .copied()
         .filter(|f| !entry.functions.contains(f))
-        .filter(|f| class.iter().any(|other| other.functions.contains(f)))
+        .filter(|f| defined.contains(f))
         .collect();
     if missing.is_empty() {
         return None;
@@ -434,8 +443,9 @@ pub fn human(graded: &[Entry], seed: u64) -> String {
             g.requirements.len()
         );
     }
+    let defined = defined_in(graded);
     for g in graded {
-        if let Some(note) = fewer_functions_note(g, graded) {
+        if let Some(note) = fewer_functions_note(g, &defined) {
             let _ = writeln!(out, "note: {}: {note}", terminal::line(&g.name));
         }
     }
