@@ -158,7 +158,9 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         submissions.len()
     );
     let results = Results {
-        out: &out,
+        students: opened(&out, &[grade::out::STUDENTS])?,
+        teacher: opened(&out, &[grade::out::TEACHER])?,
+        reports: opened(&out, &[grade::out::TEACHER, grade::out::REPORTS])?,
         seed,
         suite: &spec.version,
         protections: sandbox
@@ -186,6 +188,16 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     if let Some(note) = &note {
         say!("parcall: warning: {note}");
     }
+    let defined = formats::defined_in(&graded);
+    let fewer = graded
+        .iter()
+        .filter(|g| formats::fewer_functions_note(g, &defined).is_some())
+        .count();
+    if fewer > 0 {
+        say!(
+            "parcall: warning: {fewer} submissions define fewer functions than others and lose those functions' points (see the notes under the summary)"
+        );
+    }
     let mut summary = formats::human(&graded, seed);
     if let Some(note) = &note {
         summary.push_str(&format!("note: {note}\n"));
@@ -203,7 +215,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         say!("error: cannot write results: {failure}");
     }
     let incomplete =
-        !failures.is_empty() || printed.is_err() || graded.iter().any(|g| g.setup_error.is_some());
+        !failures.is_empty() || printed.is_err() || graded.iter().any(|g| g.setup_error);
     Ok(if incomplete {
         exit::INCOMPLETE
     } else {
@@ -211,23 +223,35 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     })
 }
 
+/// `--out`'s folder at `path` (its folders created, planted links replaced).
+fn opened(out: &OutDir, path: &[&str]) -> Result<OutDir, GradeError> {
+    let mut dir = out.subdir(path[0]);
+    for name in &path[1..] {
+        dir = dir.and_then(|d| d.subdir(name));
+    }
+    dir.map_err(|source| GradeError::Out {
+        path: path.iter().fold(out.path().to_owned(), |p, n| p.join(n)),
+        source,
+    })
+}
+
 /// Writes results as each submission finishes, so a run killed half way keeps what it
 /// graded: the submission's own files, then the gradebook so far (`"complete": false`).
+/// What a student may see goes under `students/NAME/`, the rest under `teacher/`
+/// (see [`grade::out::STUDENTS`]).
 struct Results<'a> {
-    out: &'a OutDir,
+    students: OutDir,
+    teacher: OutDir,
+    reports: OutDir,
     seed: u64,
     suite: &'a str,
     protections: Vec<grade::sandbox::Protection>,
     site: grade::sandbox::RunSite,
     suffix: &'a str,
-    graded: Mutex<Vec<grade::Graded>>,
+    graded: Mutex<Vec<grade::Entry>>,
     /// Every write that failed (a full disk): the run then ends incomplete.
     failures: Mutex<Vec<String>>,
 }
-
-/// Where submissions' results go: a folder of their own under `submissions/`, so no name
-/// a student picks (`gradebook.csv.py`) can collide with the run's own files.
-const SUBMISSIONS: &str = "submissions";
 
 impl Results<'_> {
     fn fail(&self, error: std::io::Error) {
@@ -242,18 +266,19 @@ impl Results<'_> {
             self.fail(error);
         }
         let mut graded = self.graded.lock().unwrap_or_else(|p| p.into_inner());
-        graded.push(g.clone());
-        graded.sort_by(|a, b| a.submission.name.cmp(&b.submission.name));
+        graded.push(g.entry());
+        graded.sort_by(|a, b| a.name.cmp(&b.name));
         self.gradebooks(&graded, false);
     }
 
     fn submission(&self, g: &grade::Graded) -> std::io::Result<()> {
-        let dir = self.out.subdir(SUBMISSIONS)?.subdir(&g.submission.name)?;
+        let dir = self.students.subdir(&g.submission.name)?;
         // For the student: no seed, at most one generated case per requirement.
         dir.write("gradescope.json", &pretty(&formats::gradescope(g)))?;
         dir.write("exercism.json", &pretty(&formats::exercism(g)))?;
         dir.write("feedback.txt", formats::feedback_file(g).as_bytes())?;
         // For the teacher: the whole report, with the seed and the rerun commands.
+        let dir = self.reports.subdir(&g.submission.name)?;
         let mut report = Vec::new();
         crate::report::write(
             &g.report,
@@ -272,7 +297,7 @@ impl Results<'_> {
         dir.write("report.html", &page)
     }
 
-    fn gradebooks(&self, graded: &[grade::Graded], complete: bool) {
+    fn gradebooks(&self, graded: &[grade::Entry], complete: bool) {
         let csv = formats::gradebook_csv(graded, self.seed);
         let json = formats::gradebook_json(
             graded,
@@ -284,15 +309,15 @@ impl Results<'_> {
         );
         let suffix = self.suffix;
         let written = self
-            .out
+            .teacher
             .write(&format!("gradebook{suffix}.csv"), csv.as_bytes())
             .and_then(|()| {
-                self.out
+                self.teacher
                     .write(&format!("gradebook{suffix}.json"), &pretty(&json))
             })
             .and_then(|()| {
                 let page = grade::html::class_page(graded, self.seed);
-                self.out
+                self.teacher
                     .write(&format!("class{suffix}.html"), page.as_bytes())
             });
         if let Err(error) = written {

@@ -70,8 +70,10 @@ pub struct GradeArgs {
     /// `parcall.json` manifest (`{"cmd": ["PROGRAM", "ARG", ...]}`), or class folders of them.
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
-    /// Where results go: a folder per submission (gradescope.json, exercism.json,
-    /// report.txt) and the gradebook (gradebook.csv, gradebook.json).
+    /// Where results go: students/NAME/ holds only what that student may see
+    /// (feedback.txt, gradescope.json, exercism.json: no seed, no rerun command);
+    /// teacher/ holds the rest (gradebook.csv, gradebook.json, class.html and
+    /// reports/NAME/report.txt and report.html, with the seed and every failing hidden case).
     #[arg(long, value_name = "DIR", default_value = "parcall-grades")]
     pub out: PathBuf,
     /// A rubric file (points per requirement); default: one point per requirement.

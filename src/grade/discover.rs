@@ -85,7 +85,7 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, Discov
             source,
         })?;
         // `class/*` names the results folder too when it sits in the class: walked as a
-        // class, it holds nothing but its own `submissions`, which is left out.
+        // class, it holds nothing but its own `students` and `teacher`, which are left out.
         if results.is_submissions(&path) {
             continue;
         }
@@ -285,17 +285,19 @@ impl Results {
         Results(std::fs::canonicalize(out).ok())
     }
 
-    /// Whether `path` (canonical) is the results folder or its `submissions` folder (the
+    /// Whether `path` (canonical) is the results folder or one of its own folders (the
     /// results written into the class folder itself, `--out class`).
     fn holds(&self, path: &Path) -> bool {
         self.0.as_ref().is_some_and(|out| path == out) || self.is_submissions(path)
     }
 
-    /// Whether `path` (canonical) is the results' `submissions` folder.
+    /// Whether `path` (canonical) is one of the results' own folders ([`super::out::FOLDERS`]).
     fn is_submissions(&self, path: &Path) -> bool {
-        self.0
-            .as_ref()
-            .is_some_and(|out| path == out.join("submissions"))
+        self.0.as_ref().is_some_and(|out| {
+            super::out::FOLDERS
+                .iter()
+                .any(|folder| path == out.join(folder))
+        })
     }
 }
 
@@ -380,8 +382,14 @@ mod tests {
         let each: Vec<PathBuf> = [class.path().join("alice.py"), grades.clone()].into();
         assert_eq!(names(&discover(&each, &grades).unwrap()), ["alice"]);
 
-        // Results written into the class folder itself: its `submissions` is not a student.
-        std::fs::create_dir_all(class.path().join("submissions/alice")).unwrap();
+        // Results written into the class folder itself: its own folders are not students.
+        for folder in [
+            "submissions/alice",
+            "students/alice",
+            "teacher/reports/alice",
+        ] {
+            std::fs::create_dir_all(class.path().join(folder)).unwrap();
+        }
         let found = discover(&classes, class.path()).unwrap();
         assert_eq!(names(&found), ["alice", "grades"]);
 

@@ -3,10 +3,11 @@
 //! more than one generated case.
 
 use super::rubric::RequirementScore;
-use super::Graded;
+use super::{Entry, Graded};
 use crate::judge::OutcomeKind;
 use crate::judge::{Failure, Outcome};
 use crate::report::CaseReport;
+use crate::spec::Function;
 use crate::text::{spreadsheet, terminal};
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -244,7 +245,7 @@ pub fn exercism(graded: &Graded) -> Value {
                 "name": format!("{}: {}", r.id, r.statement),
                 "status": if passed { "pass" } else { "fail" },
                 "test_code": format!("parcall requirement {} ({} cases)", r.id, r.cases),
-                "task_id": match r.function { crate::spec::Function::ExecuteToolCalls => 1, crate::spec::Function::RunParallelCalls => 2 },
+                "task_id": match r.function { Function::ExecuteToolCalls => 1, Function::RunParallelCalls => 2 },
             });
             if !passed {
                 test["message"] = json!(feedback(graded, r));
@@ -265,9 +266,9 @@ pub fn exercism(graded: &Graded) -> Value {
 }
 
 /// The gradebook, one row per submission.
-pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
+pub fn gradebook_csv(graded: &[Entry], seed: u64) -> String {
     let mut out = String::from(
-        "submission,score,max_score,percent,requirements_met,requirements,verdict,seed,error\n",
+        "submission,score,max_score,percent,requirements_met,requirements,verdict,seed,error,functions\n",
     );
     for g in graded {
         let met = g.met();
@@ -277,18 +278,19 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
             0.0
         };
         let fields = [
-            g.submission.name.clone(),
+            g.name.clone(),
             fmt_points(g.score),
             fmt_points(g.max_score),
             format!("{percent:.1}"),
             met.to_string(),
             g.requirements.len().to_string(),
-            serde_json::to_value(g.report.verdict)
+            serde_json::to_value(g.verdict)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_owned))
                 .unwrap_or_default(),
             seed.to_string(),
-            g.error_headline().unwrap_or_default(),
+            g.error_headline.clone().unwrap_or_default(),
+            function_list(&g.functions, " "),
         ];
         // Every cell may carry a student's text (a name, a load error).
         let row: Vec<String> = fields
@@ -301,6 +303,14 @@ pub fn gradebook_csv(graded: &[Graded], seed: u64) -> String {
     out
 }
 
+fn function_list(functions: &[Function], separator: &str) -> String {
+    functions
+        .iter()
+        .map(Function::to_string)
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 fn csv_field(field: &str) -> String {
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
@@ -311,13 +321,14 @@ fn csv_field(field: &str) -> String {
 
 /// The gradebook as JSON, with every requirement's points per submission.
 pub fn gradebook_json(
-    graded: &[Graded],
+    graded: &[Entry],
     seed: u64,
     suite: &str,
     protections: &[super::sandbox::Protection],
     site: &super::sandbox::RunSite,
     complete: bool,
 ) -> Value {
+    let defined = defined_in(graded);
     json!({
         "format": "parcall-gradebook",
         "version": 1,
@@ -330,12 +341,14 @@ pub fn gradebook_json(
             "uids": site.uids.as_ref().map(|block| json!({"first": block.start(), "last": block.end()})),
         },
         "submissions": graded.iter().map(|g| json!({
-            "name": g.submission.name,
-            "module": g.submission.module.display().to_string(),
+            "name": g.name,
+            "module": g.module.display().to_string(),
+            "functions": g.functions,
+            "note": fewer_functions_note(g, &defined),
             "score": g.score,
             "max_score": g.max_score,
-            "verdict": g.report.verdict,
-            "error": g.error().cloned(),
+            "verdict": g.verdict,
+            "error": g.error,
             "duration_ms": g.duration.as_secs_f64() * 1e3,
             "requirements": g.requirements.iter().map(|r| json!({"id": r.id, "points": r.points, "earned": r.earned, "cases": r.cases, "failed": r.failed})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
@@ -345,19 +358,16 @@ pub fn gradebook_json(
 /// When the class was graded on both functions but every submission that started defines
 /// only one and the same one, the grades are about the wrong assignment: say which
 /// `--function` grades the exercise they wrote.
-pub fn one_exercise_note(graded: &[Graded]) -> Option<String> {
-    let started: Vec<&Graded> = graded
-        .iter()
-        .filter(|g| g.report.implementation.is_some())
-        .collect();
+pub fn one_exercise_note(graded: &[Entry]) -> Option<String> {
+    let started: Vec<&Entry> = graded.iter().filter(|g| g.started).collect();
     let first = started.first()?;
-    let [only] = first.report.functions.as_slice() else {
+    let [only] = first.functions.as_slice() else {
         return None;
     };
-    if !started.iter().all(|g| g.report.functions == [*only]) {
+    if !started.iter().all(|g| g.functions == [*only]) {
         return None;
     }
-    let missing = crate::spec::Function::ALL
+    let missing = Function::ALL
         .into_iter()
         .find(|f| f != only)
         .expect("two functions");
@@ -366,11 +376,54 @@ pub fn one_exercise_note(graded: &[Graded]) -> Option<String> {
     ))
 }
 
+/// Every function some submission of `class` defines.
+pub fn defined_in(class: &[Entry]) -> Vec<Function> {
+    Function::ALL
+        .into_iter()
+        .filter(|f| class.iter().any(|g| g.functions.contains(f)))
+        .collect()
+}
+
+/// When `entry` is scored on a function it does not define and another submission of the
+/// class defines it (`defined`: [`defined_in`] the class), its score is not comparable with
+/// theirs (a correct one-function file ranks below a two-function one that games the
+/// other): what it defines, what it is scored on, and how to grade like with like.
+pub fn fewer_functions_note(entry: &Entry, defined: &[Function]) -> Option<String> {
+    if !entry.started {
+        return None;
+    }
+    let mut scored: Vec<Function> = Vec::new();
+    for r in &entry.requirements {
+        if !scored.contains(&r.function) {
+            scored.push(r.function);
+        }
+    }
+    let missing: Vec<Function> = scored
+        .iter()
+        .copied()
+        .filter(|f| !entry.functions.contains(f))
+        .filter(|f| defined.contains(f))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let defines = match entry.functions.as_slice() {
+        [] => "defines neither function".to_owned(),
+        defined => format!("defines only {}", function_list(defined, " and ")),
+    };
+    let first = entry.functions.first().unwrap_or(&missing[0]);
+    Some(format!(
+        "{defines} but is scored on {}, so it lost every {} point other submissions could earn; to grade each exercise alone, run again with --function {first}",
+        function_list(&scored, " and "),
+        function_list(&missing, " and "),
+    ))
+}
+
 /// The summary a teacher reads: a line per submission.
-pub fn human(graded: &[Graded], seed: u64) -> String {
+pub fn human(graded: &[Entry], seed: u64) -> String {
     let width = graded
         .iter()
-        .map(|g| terminal::line(&g.submission.name).chars().count())
+        .map(|g| terminal::line(&g.name).chars().count())
         .max()
         .unwrap_or(10)
         .max(10);
@@ -378,16 +431,23 @@ pub fn human(graded: &[Graded], seed: u64) -> String {
     for g in graded {
         let met = g.met();
         let note = g
-            .error_headline()
-            .map(|e| format!("  ({})", terminal::line(&e)))
+            .error_headline
+            .as_ref()
+            .map(|e| format!("  ({})", terminal::line(e)))
             .unwrap_or_default();
         let score = format!("{}/{}", fmt_points(g.score), fmt_points(g.max_score));
         let _ = writeln!(
             out,
             "{:<width$}  {score:>9}  {met}/{}{note}",
-            terminal::line(&g.submission.name),
+            terminal::line(&g.name),
             g.requirements.len()
         );
+    }
+    let defined = defined_in(graded);
+    for g in graded {
+        if let Some(note) = fewer_functions_note(g, &defined) {
+            let _ = writeln!(out, "note: {}: {note}", terminal::line(&g.name));
+        }
     }
     let mean = graded.iter().map(|g| g.score).sum::<f64>() / graded.len().max(1) as f64;
     let _ = writeln!(
@@ -460,7 +520,7 @@ mod tests {
     /// could pass as another student's in the teacher's terminal or spreadsheet.
     #[test]
     fn bidi_controls_in_a_name_never_reach_the_gradebook() {
-        let graded = [refused("alice\u{202e}txt.py\u{2066}x")];
+        let graded = [refused("alice\u{202e}txt.py\u{2066}x").entry()];
         let shown = "alice\\u{202e}txt.py\\u{2066}x";
         let csv = gradebook_csv(&graded, 7);
         let table = human(&graded, 7);

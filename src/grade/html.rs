@@ -3,12 +3,12 @@
 //! the requirements sorted by it, lowest first: what to teach again. Submission names are
 //! chosen by students and escaped like any hostile text.
 
-use super::Graded;
+use super::Entry;
 use crate::report::html::{escape, page_start};
 use std::fmt::Write as _;
 
 /// The page for `graded` (submissions in gradebook order).
-pub fn class_page(graded: &[Graded], seed: u64) -> String {
+pub fn class_page(graded: &[Entry], seed: u64) -> String {
     let mut page = String::new();
     page_start(&mut page, &format!("parcall grades · seed {seed}"));
     let ids = requirement_ids(graded);
@@ -25,7 +25,7 @@ pub fn class_page(graded: &[Graded], seed: u64) -> String {
 }
 
 /// Every requirement some submission was scored on, in rubric order.
-fn requirement_ids(graded: &[Graded]) -> Vec<String> {
+fn requirement_ids(graded: &[Entry]) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for g in graded {
         for r in &g.requirements {
@@ -38,14 +38,14 @@ fn requirement_ids(graded: &[Graded]) -> Vec<String> {
 }
 
 /// Whether submission `g` met requirement `id`: `None` when it was not scored on it.
-fn met(g: &Graded, id: &str) -> Option<bool> {
+fn met(g: &Entry, id: &str) -> Option<bool> {
     g.requirements
         .iter()
         .find(|r| r.id == id)
-        .map(|r| g.error().is_none() && r.earned >= r.points)
+        .map(|r| g.error.is_none() && r.earned >= r.points)
 }
 
-fn heatmap(page: &mut String, graded: &[Graded], ids: &[String]) {
+fn heatmap(page: &mut String, graded: &[Entry], ids: &[String]) {
     page.push_str("<h2>Submissions by requirement</h2><table id=\"heatmap\"><tr><th>submission</th><th>score</th>");
     for id in ids {
         let _ = write!(page, "<th>{}</th>", escape(id));
@@ -55,7 +55,7 @@ fn heatmap(page: &mut String, graded: &[Graded], ids: &[String]) {
         let _ = write!(
             page,
             "<tr><td>{}</td><td class=\"n\">{}/{}</td>",
-            escape(&g.submission.name),
+            escape(&g.name),
             g.score,
             g.max_score
         );
@@ -85,7 +85,7 @@ fn heatmap(page: &mut String, graded: &[Graded], ids: &[String]) {
 }
 
 /// The share of the submissions scored on `id` that met it.
-fn pass_rate(graded: &[Graded], id: &str) -> f64 {
+fn pass_rate(graded: &[Entry], id: &str) -> f64 {
     let scored: Vec<bool> = graded.iter().filter_map(|g| met(g, id)).collect();
     if scored.is_empty() {
         return 0.0;
@@ -97,7 +97,7 @@ fn percent(rate: f64) -> String {
     format!("{:.0}%", rate * 100.0)
 }
 
-fn teach_again(page: &mut String, graded: &[Graded], ids: &[String]) {
+fn teach_again(page: &mut String, graded: &[Entry], ids: &[String]) {
     let mut rates: Vec<(&String, f64)> = ids.iter().map(|id| (id, pass_rate(graded, id))).collect();
     rates.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
     page.push_str("<h2>What to teach again</h2><table id=\"rates\"><tr><th>requirement</th><th>pass rate</th><th>statement</th></tr>");

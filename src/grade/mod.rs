@@ -24,6 +24,7 @@ use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use rubric::{RequirementScore, Rubric};
 use sandbox::{PrepareError, Sandbox};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -115,15 +116,69 @@ impl Graded {
     }
 }
 
+/// What the gradebook and the class page keep of a graded submission once its own files
+/// are written: its scores and headline, not its report (every case, input and output),
+/// so a class's reports never all sit in memory at once.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub name: String,
+    pub module: PathBuf,
+    pub verdict: Verdict,
+    /// [`Graded::error`].
+    pub error: Option<String>,
+    /// [`Graded::error_headline`].
+    pub error_headline: Option<String>,
+    /// Whether the submission started (announced itself).
+    pub started: bool,
+    /// The functions it defines.
+    pub functions: Vec<Function>,
+    pub requirements: Vec<RequirementScore>,
+    pub score: f64,
+    pub max_score: f64,
+    pub duration: Duration,
+    pub setup_error: bool,
+}
+
+impl Entry {
+    /// How many requirements earned all their points.
+    pub fn met(&self) -> usize {
+        self.requirements
+            .iter()
+            .filter(|r| r.earned >= r.points)
+            .count()
+    }
+}
+
+impl Graded {
+    /// What the gradebook keeps of this grade.
+    pub fn entry(&self) -> Entry {
+        Entry {
+            name: self.submission.name.clone(),
+            module: self.submission.module.clone(),
+            verdict: self.report.verdict,
+            error: self.error().cloned(),
+            error_headline: self.error_headline(),
+            started: self.report.implementation.is_some(),
+            functions: self.report.functions.clone(),
+            requirements: self.requirements.clone(),
+            score: self.score,
+            max_score: self.max_score,
+            duration: self.duration,
+            setup_error: self.setup_error.is_some(),
+        }
+    }
+}
+
 impl Grading<'_> {
     /// Grades every submission on `jobs` threads. Each grade depends on its submission
     /// alone: the seed, cases and rubric are the same for all, the sandboxes are separate.
+    /// `on_done` gets each whole grade (to write its files); only its [`Entry`] is kept.
     pub fn grade_all(
         &self,
         submissions: &[Submission],
         jobs: usize,
         on_done: &(dyn Fn(&Graded) + Sync),
-    ) -> Vec<Graded> {
+    ) -> Vec<Entry> {
         let next = AtomicUsize::new(0);
         let done = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
@@ -135,15 +190,17 @@ impl Grading<'_> {
                     };
                     let graded = self.grade(index, submission);
                     on_done(&graded);
+                    let entry = graded.entry();
+                    drop(graded);
                     done.lock()
                         .unwrap_or_else(|p| p.into_inner())
-                        .push((index, graded));
+                        .push((index, entry));
                 });
             }
         });
         let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
         done.sort_by_key(|(index, _)| *index);
-        done.into_iter().map(|(_, graded)| graded).collect()
+        done.into_iter().map(|(_, entry)| entry).collect()
     }
 
     /// Runs the canary (a correct implementation that starts a thread per call) through the

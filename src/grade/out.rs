@@ -10,6 +10,20 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The folder of what students may see: `students/NAME/`, one per submission, each
+/// handed to its student as it is (feedback, no seed, no rerun command).
+pub const STUDENTS: &str = "students";
+/// The folder of what only the teacher sees: the gradebooks, the class page and, under
+/// [`REPORTS`], each submission's whole report (the seed, every failing hidden case, the
+/// rerun commands).
+pub const TEACHER: &str = "teacher";
+/// Under [`TEACHER`]: a folder per submission, so no name a student picks
+/// (`gradebook.csv.py`) can collide with the run's own files.
+pub const REPORTS: &str = "reports";
+/// The folders a grading run writes in `--out`, and the one earlier versions wrote student
+/// and teacher files into together: none of them is a student's submission.
+pub const FOLDERS: [&str; 3] = [STUDENTS, TEACHER, "submissions"];
+
 /// A results folder, held open.
 #[derive(Debug)]
 pub struct OutDir {

@@ -296,12 +296,23 @@ fn requirements(report: &Report, palette: Palette, out: &mut dyn Write) -> io::R
     if report.requirements.is_empty() {
         return Ok(());
     }
-    let fully = report.requirements.iter().filter(|r| r.met).count();
-    writeln!(
+    // Only the requirements an implementation can be charged with are scored; the SANDBOX-*
+    // ones and the MAYs are listed below but counted apart.
+    let (scored, unscored): (Vec<_>, Vec<_>) = report
+        .requirements
+        .iter()
+        .partition(|r| crate::judge::blame::ids::CHECKED.contains(&r.id.as_str()));
+    let fully = scored.iter().filter(|r| r.met).count();
+    write!(
         out,
-        "\nrequirements: {fully} of {} met",
-        report.requirements.len()
+        "\nrequirements: {fully} of {} scored requirements met",
+        scored.len()
     )?;
+    match unscored.len() {
+        0 => writeln!(out),
+        1 => writeln!(out, "; 1 SANDBOX or MAY requirement is not scored"),
+        n => writeln!(out, "; {n} SANDBOX and MAY requirements are not scored"),
+    }?;
     let width = report
         .requirements
         .iter()

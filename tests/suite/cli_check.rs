@@ -525,3 +525,34 @@ fn the_protocol_schema_is_generated_from_the_message_types() {
         serde_json::json!({"type": "hello", "protocol": 1, "functions": ["run_parallel_calls"]});
     assert!(!validator.is_valid(&bad));
 }
+
+/// The summary counts the requirements a submission is scored on apart from the SANDBOX-*
+/// and MAY ones, which no implementation can be charged with: "16 of 27 met" for a file with
+/// one bug read as if eleven were broken.
+#[test]
+fn the_summary_counts_scored_requirements_apart() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args([
+            "check",
+            "conformance/examples/python/broken/limit_off_by_one.py",
+            "--fuzz",
+            "40",
+            "--seed",
+            "1",
+            "--no-regressions",
+        ])
+        .current_dir(crate::common::root())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("requirements: "))
+        .unwrap_or_else(|| panic!("no summary line:\n{stdout}"));
+    let scored = parcall::judge::blame::ids::CHECKED.len();
+    assert!(
+        line.contains(&format!(" of {scored} scored requirements met; "))
+            && line.ends_with(" SANDBOX and MAY requirements are not scored"),
+        "{line}"
+    );
+}

@@ -189,10 +189,14 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
         );
         assert!(!Path::new("/tmp/parcall-hostile-write").exists());
         assert!(!Path::new("/var/tmp/parcall-hostile-write").exists());
-        let results = out.join("submissions");
         let leaked = ["reads_others", "spies_on_class"]
             .iter()
-            .flat_map(|n| ["gradescope.json", "report.txt"].map(|f| results.join(n).join(f)))
+            .flat_map(|n| {
+                [
+                    out.join("students").join(n).join("gradescope.json"),
+                    out.join("teacher/reports").join(n).join("report.txt"),
+                ]
+            })
             .map(|p| std::fs::read_to_string(p).unwrap())
             .collect::<String>();
         assert!(
@@ -210,7 +214,8 @@ fn a_class_with_hostile_submissions_is_graded_fairly_safely_and_in_bounded_time(
             listener.accept().is_err(),
             "a submission reached the network"
         );
-        let oracle = std::fs::read_to_string(out.join("submissions/oracle/report.txt")).unwrap();
+        let oracle =
+            std::fs::read_to_string(out.join("teacher/reports/oracle/report.txt")).unwrap();
         assert!(!oracle.contains("SPEC-READABLE") && !oracle.contains("PARCALL-RUNNABLE"));
     }
 }
@@ -315,7 +320,8 @@ fn shards_together_give_the_same_grades_as_one_run() {
                 );
                 assert_eq!(code, 0, "{text}");
                 let suffix = format!("gradebook.shard-{}-of-2.json", &shard[..1]);
-                std::fs::rename(out.join(&suffix), out.join("gradebook.json")).unwrap();
+                let teacher = out.join("teacher");
+                std::fs::rename(teacher.join(&suffix), teacher.join("gradebook.json")).unwrap();
                 out
             })
         });
@@ -420,12 +426,12 @@ fn output_formats() {
     ]);
     assert_eq!(code, 0, "{summary}");
     let read = |p: &str| stable(&std::fs::read_to_string(out.join(p)).unwrap(), work.path());
-    let bob = |f: &str| format!("submissions/bob/{f}");
+    let bob = |f: &str| format!("students/bob/{f}");
     insta::assert_snapshot!("summary", stable(&summary, work.path()));
     insta::assert_snapshot!("gradescope", read(&bob("gradescope.json")));
     insta::assert_snapshot!("exercism", read(&bob("exercism.json")));
-    insta::assert_snapshot!("gradebook_csv", read("gradebook.csv"));
-    insta::assert_snapshot!("gradebook_json", read("gradebook.json"));
+    insta::assert_snapshot!("gradebook_csv", read("teacher/gradebook.csv"));
+    insta::assert_snapshot!("gradebook_json", read("teacher/gradebook.json"));
     let exercism: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join(bob("exercism.json"))).unwrap())
             .unwrap();

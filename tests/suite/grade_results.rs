@@ -51,11 +51,13 @@ fn planted_links_in_out_are_replaced_not_followed() {
     let victim = victims.join("only-root.txt");
     std::fs::write(&victim, "VICTIM").unwrap();
     let out = work.path().join("out");
-    std::fs::create_dir_all(out.join("submissions")).unwrap();
+    std::fs::create_dir_all(out.join("students")).unwrap();
+    std::fs::create_dir_all(out.join("teacher")).unwrap();
     for name in ["gradebook.csv", "gradebook.json"] {
-        std::os::unix::fs::symlink(&victim, out.join(name)).unwrap();
+        std::os::unix::fs::symlink(&victim, out.join("teacher").join(name)).unwrap();
     }
-    std::os::unix::fs::symlink(&victims, out.join("submissions/alice")).unwrap();
+    std::os::unix::fs::symlink(&victims, out.join("students/alice")).unwrap();
+    std::os::unix::fs::symlink(&victims, out.join("teacher/reports")).unwrap();
     std::os::unix::fs::symlink(&victims, out.join("alice")).unwrap();
     std::os::unix::fs::symlink(&victim, victims.join("gradescope.json")).unwrap();
     let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
@@ -66,10 +68,10 @@ fn planted_links_in_out_are_replaced_not_followed() {
         "a file was written through a planted link"
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let book = std::fs::symlink_metadata(out.join("gradebook.json")).unwrap();
+    let book = std::fs::symlink_metadata(out.join("teacher/gradebook.json")).unwrap();
     assert!(book.is_file(), "the gradebook is still a link");
     assert!(
-        std::fs::symlink_metadata(out.join("submissions/alice/gradescope.json"))
+        std::fs::symlink_metadata(out.join("students/alice/gradescope.json"))
             .unwrap()
             .is_file()
     );
@@ -84,9 +86,9 @@ fn submission_names_cannot_collide_with_the_runs_files() {
     let out = work.path().join("out");
     let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let csv = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    let csv = std::fs::read_to_string(out.join("teacher/gradebook.csv")).unwrap();
     assert_eq!(csv.lines().count(), 5, "{csv}");
-    assert!(std::fs::metadata(out.join("gradebook.json"))
+    assert!(std::fs::metadata(out.join("teacher/gradebook.json"))
         .unwrap()
         .is_file());
 }
@@ -107,7 +109,7 @@ fn formulas_and_control_characters_in_names_are_neutralised() {
     let out = work.path().join("out");
     let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let csv = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    let csv = std::fs::read_to_string(out.join("teacher/gradebook.csv")).unwrap();
     for line in csv.lines().skip(1) {
         let first = line.trim_start_matches('"');
         assert!(
@@ -157,8 +159,8 @@ fn a_killed_run_keeps_what_it_graded_and_the_next_run_cleans_up() {
         .unwrap();
     // Submissions are graded in name order, one at a time: once bob is graded, the sleeper
     // is the one running.
-    let alice = out.join("submissions/alice/gradescope.json");
-    let bob = out.join("submissions/bob/gradescope.json");
+    let alice = out.join("students/alice/gradescope.json");
+    let bob = out.join("students/bob/gradescope.json");
     let started = Instant::now();
     while !bob.exists() && started.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(100));
@@ -299,7 +301,7 @@ fn set_up_mistakes_are_set_up_errors_not_zero_grades() {
             text(&output.stderr)
         );
         assert!(
-            !out.join("gradebook.json").exists(),
+            !out.join("teacher/gradebook.json").exists(),
             "{mistake:?} wrote grades"
         );
     }

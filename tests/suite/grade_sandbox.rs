@@ -87,9 +87,10 @@ fn all_results(dir: &Path) -> String {
     all
 }
 
-/// The results folder of one submission.
+/// The results of one submission, the student's and the teacher's.
 fn results_of(out: &Path, name: &str) -> String {
-    all_results(&out.join("submissions").join(name))
+    all_results(&out.join("students").join(name))
+        + &all_results(&out.join("teacher/reports").join(name))
 }
 
 /// Skips (with the reason printed) when the sandbox cannot be exercised here.

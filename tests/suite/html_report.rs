@@ -149,7 +149,7 @@ fn the_class_page_shows_a_heatmap_and_what_to_teach_again() {
         ],
     );
     assert!(output.status.success(), "{output:?}");
-    let html = std::fs::read_to_string(out.join("class.html")).unwrap();
+    let html = std::fs::read_to_string(out.join("teacher/class.html")).unwrap();
     assert!(
         html.contains("bob&lt;img src=x&gt;") && !html.contains("<img"),
         "names are text"
@@ -158,7 +158,7 @@ fn the_class_page_shows_a_heatmap_and_what_to_teach_again() {
         eprintln!("skipped the rendering: no Chromium here (.ci/run installs Debian's `chromium`)");
         return;
     };
-    let dom = rendered(browser, &out.join("class.html"));
+    let dom = rendered(browser, &out.join("teacher/class.html"));
     assert!(dom.contains("2 submissions"), "{dom}");
     assert!(dom.contains("<td>alice</td>"), "{dom}");
     assert!(

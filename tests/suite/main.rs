@@ -22,6 +22,7 @@ mod false_failures;
 mod fuzz;
 mod grade;
 mod grade_languages;
+mod grade_layout;
 mod grade_results;
 mod grade_sandbox;
 mod html_report;

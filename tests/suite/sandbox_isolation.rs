@@ -70,12 +70,13 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Every file of one submission's results, concatenated.
+/// Every file of one submission's results, the student's and the teacher's, concatenated.
 fn results_of(out: &Path, name: &str) -> String {
-    let dir = out.join("submissions").join(name);
     let mut all = String::new();
-    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-        all += &text(&std::fs::read(entry.path()).unwrap_or_default());
+    for dir in [out.join("students"), out.join("teacher/reports")] {
+        for entry in std::fs::read_dir(dir.join(name)).unwrap().flatten() {
+            all += &text(&std::fs::read(entry.path()).unwrap_or_default());
+        }
     }
     all
 }
@@ -435,5 +436,5 @@ fn an_empty_shard_is_a_usage_error() {
         "{}",
         text(&output.stderr)
     );
-    assert!(!out.join("gradebook.shard-2-of-3.json").exists());
+    assert!(!out.join("teacher/gradebook.shard-2-of-3.json").exists());
 }

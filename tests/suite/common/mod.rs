@@ -250,9 +250,10 @@ pub(crate) fn outcomes(report: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// A grading run's `gradebook.json`, as written so far.
+/// A grading run's `teacher/gradebook.json`, as written so far.
 pub(crate) fn read_gradebook(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("gradebook.json")).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(out.join("teacher/gradebook.json")).unwrap())
+        .unwrap()
 }
 
 /// Makes a FIFO at `path`.
