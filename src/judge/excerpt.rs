@@ -228,7 +228,10 @@ mod tests {
         let right = "r".repeat(1_000);
         let expected = parse(&format!(r#"[{{"content": "{right}"}}, "same", "{right}"]"#)).unwrap();
         let padded = format!("{right}{}", "x".repeat(259_000));
-        let actual = parse(&format!(r#"[{{"content": "{padded}"}}, "same", "{right}"]"#)).unwrap();
+        let actual = parse(&format!(
+            r#"[{{"content": "{padded}"}}, "same", "{right}"]"#
+        ))
+        .unwrap();
         let pointers = crate::report::diff::differences(&expected, &actual);
         let Outcome::Fail(Failure::WrongOutput {
             expected: e,
@@ -243,12 +246,18 @@ mod tests {
             panic!("not a wrong output");
         };
         assert_eq!(crate::report::diff::differences(&e, &a), pointers);
-        let (e, a) = (crate::json::to_serde_json(&e), crate::json::to_serde_json(&a));
+        let (e, a) = (
+            crate::json::to_serde_json(&e),
+            crate::json::to_serde_json(&a),
+        );
         let shown = a[0]["content"].as_str().unwrap();
         assert!(shown.starts_with("(950 characters before) …"), "{shown}");
         assert!(shown.contains("rx"), "{shown}");
         assert!(shown.ends_with("… (258,850 more characters)"), "{shown}");
-        assert!(e[0]["content"].as_str().unwrap().starts_with("(800 characters before) …"));
+        assert!(e[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("(800 characters before) …"));
         assert_eq!(e[1], "same");
     }
 
@@ -257,7 +266,11 @@ mod tests {
         let long = |end: &str| format!("{}{end}", "k".repeat(1_000));
         let mut distinct = parse(&format!(r#"{{"{}": 1, "b": 2}}"#, long("a"))).unwrap();
         alone(&mut distinct);
-        assert!(distinct.as_object().unwrap().keys().all(|k| k.as_str().len() < 300));
+        assert!(distinct
+            .as_object()
+            .unwrap()
+            .keys()
+            .all(|k| k.as_str().len() < 300));
         let mut merging = parse(&format!(r#"{{"{}": 1, "{}": 2}}"#, long("a"), long("b"))).unwrap();
         alone(&mut merging);
         assert_eq!(merging.as_object().unwrap().len(), 2);
@@ -276,6 +289,9 @@ mod tests {
             panic!("not an exception");
         };
         assert!(traceback.ends_with("ValueError: boom"));
-        assert!(traceback.starts_with("(56,016 characters before) …"), "{traceback}");
+        assert!(
+            traceback.starts_with("(56,016 characters before) …"),
+            "{traceback}"
+        );
     }
 }

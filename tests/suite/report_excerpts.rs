@@ -18,7 +18,9 @@ fn report(format: &str) -> String {
     let regressions = fresh_regressions();
     let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
     command
-        .args(["check", MAXIMAL, "--fuzz", "0", "--color", "never", "--format", format])
+        .args([
+            "check", MAXIMAL, "--fuzz", "0", "--color", "never", "--format", format,
+        ])
         .current_dir(root())
         .env("PARCALL_REGRESSIONS", regressions.as_os_str())
         .stdin(Stdio::null());
