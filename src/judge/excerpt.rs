@@ -6,8 +6,10 @@
 //!
 //! A string is cut around the first place it differs from its counterpart on the other
 //! side, so a diff still shows the difference, and strings that were equal (or different)
-//! stay equal (or different): the JSON Pointers of the differences are the same before and
-//! after.
+//! stay equal (or different). A list keeps [`ITEMS`] items past its first difference, and an
+//! object [`ITEMS`] members beyond the ones its counterpart has, a last item (member `…`)
+//! saying how many more there were: the first difference keeps its JSON Pointer, and the
+//! items before it are no larger than the counterpart, which is the spec's.
 
 use super::{Failure, Outcome};
 use crate::json::{Object, Value};
@@ -18,6 +20,9 @@ use std::collections::HashSet;
 pub const VALUE_CHARS: usize = 200;
 /// The most characters kept of a message or a traceback.
 pub const TEXT_CHARS: usize = 4_000;
+/// The most items of a list, members of an object or invocations of a failure kept beyond
+/// what the first difference needs.
+pub const ITEMS: usize = 50;
 /// Of a window, the share shown before the character it is placed around.
 const BEFORE: usize = 4;
 
@@ -47,6 +52,8 @@ fn failure(failure: Failure) -> Failure {
             }
         }
         Failure::WrongInvocations { batch, mut diff } => {
+            cap_list(&mut diff.missing, ITEMS);
+            cap_list(&mut diff.unexpected, ITEMS);
             diff.missing.iter_mut().for_each(alone);
             diff.unexpected.iter_mut().for_each(alone);
             Failure::WrongInvocations { batch, diff }
@@ -136,6 +143,11 @@ fn pair(expected: &mut Value, actual: &mut Value) {
             cut(a, around);
         }
         (Value::List(e), Value::List(a)) => {
+            let shared = e.len().min(a.len());
+            let first = e.iter().zip(a.iter()).position(|(x, y)| x != y);
+            let keep = first.unwrap_or(shared) + ITEMS;
+            cap_list(e, keep);
+            cap_list(a, keep);
             for (x, y) in e.iter_mut().zip(a.iter_mut()) {
                 pair(x, y);
             }
@@ -144,6 +156,7 @@ fn pair(expected: &mut Value, actual: &mut Value) {
             a.iter_mut().skip(shared).for_each(alone);
         }
         (Value::Object(e), Value::Object(a)) => {
+            cap_object(a, |key| e.contains_key(key));
             for (key, y) in a.iter_mut() {
                 match e.get_mut(key.as_str()) {
                     Some(x) => pair(x, y),
@@ -172,13 +185,52 @@ fn pair(expected: &mut Value, actual: &mut Value) {
 fn alone(value: &mut Value) {
     match value {
         Value::Str(text) => cut(text, 0),
-        Value::List(items) => items.iter_mut().for_each(alone),
+        Value::List(items) => {
+            cap_list(items, ITEMS);
+            items.iter_mut().for_each(alone);
+        }
         Value::Object(members) => {
+            cap_object(members, |_| false);
             members.values_mut().for_each(alone);
             keys(members);
         }
         Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {}
     }
+}
+
+/// The first `keep` items of `items`, then one saying how many more there were (when that
+/// saves anything).
+fn cap_list(items: &mut Vec<Value>, keep: usize) {
+    if items.len() > keep + 1 {
+        let more = items.len() - keep;
+        items.truncate(keep);
+        items.push(Value::Str(
+            format!("… ({} more items)", grouped(more)).into(),
+        ));
+    }
+}
+
+/// The members of `object` whose key is `wanted`, the first [`ITEMS`] others, and a last
+/// member `…` saying how many more there were (when that saves anything).
+fn cap_object(object: &mut Object, wanted: impl Fn(&str) -> bool) {
+    let others = object.keys().filter(|k| !wanted(k.as_str())).count();
+    if others <= ITEMS + 1 {
+        return;
+    }
+    let mut kept = 0;
+    let mut members: Vec<_> = object
+        .iter()
+        .filter(|(k, _)| {
+            wanted(k.as_str()) || {
+                kept += 1;
+                kept <= ITEMS
+            }
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let note = format!("({} more members)", grouped(others - ITEMS));
+    members.push(("…".into(), Value::Str(note.into())));
+    *object = Object::from_members(members);
 }
 
 fn cut(text: &mut crate::json::Text, around: usize) {
@@ -274,6 +326,36 @@ mod tests {
         let mut merging = parse(&format!(r#"{{"{}": 1, "{}": 2}}"#, long("a"), long("b"))).unwrap();
         alone(&mut merging);
         assert_eq!(merging.as_object().unwrap().len(), 2);
+    }
+
+    /// A list and an object of thousands of values keep what the first difference needs and
+    /// fifty more, and say how many more there were.
+    #[test]
+    fn long_lists_and_objects_keep_their_first_difference() {
+        let numbers = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+        let expected = parse(&format!("[{}]", numbers(3))).unwrap();
+        let actual = parse(&format!("[{}, -1]", numbers(9_999))).unwrap();
+        let pointer = crate::report::diff::first_difference(&expected, &actual);
+        let (mut e, mut a) = (expected.clone(), actual);
+        pair(&mut e, &mut a);
+        assert_eq!(e, expected);
+        let items = a.as_list().unwrap();
+        assert_eq!(items.len(), 3 + ITEMS + 1);
+        assert_eq!(items.last().unwrap().as_str(), Some("… (9,947 more items)"));
+        assert_eq!(crate::report::diff::first_difference(&e, &a), pointer);
+        let members = (0..5_000)
+            .map(|i| format!(r#""k{i}": {i}"#))
+            .collect::<Vec<_>>();
+        let mut wide = parse(&format!("{{{}}}", members.join(", "))).unwrap();
+        let mut small = parse(r#"{"k4999": 0}"#).unwrap();
+        pair(&mut small, &mut wide);
+        let wide = wide.as_object().unwrap();
+        assert_eq!(wide.len(), ITEMS + 2);
+        assert!(wide.contains_key("k4999"));
+        assert_eq!(
+            wide.get("…").unwrap().as_str(),
+            Some("(4,949 more members)")
+        );
     }
 
     #[test]

@@ -171,14 +171,18 @@ impl JsonSchema for Outcome {
 
 /// The description of `Detail`, with the excerpts' bounds.
 fn description() -> String {
-    use crate::judge::excerpt::{TEXT_CHARS, VALUE_CHARS};
+    use crate::judge::excerpt::{ITEMS, TEXT_CHARS, VALUE_CHARS};
     format!(
         "The facts behind an outcome. What came from the implementation is an excerpt: a \
          string inside `expected`, `actual`, `missing` or `unexpected` longer than \
          {VALUE_CHARS} characters keeps {VALUE_CHARS} of them, around where it first differs \
          from its counterpart, and a message or traceback keeps {TEXT_CHARS} (a traceback its \
          end), each saying how many characters were cut (`… (259,800 more characters)`, \
-         `(1,200 characters before) …`)."
+         `(1,200 characters before) …`). A list keeps {ITEMS} items past its first \
+         difference, an object {ITEMS} members beyond its counterpart's, and `missing` and \
+         `unexpected` {ITEMS} invocations, a last item (`… (9,947 more items)`) or member \
+         (`…`) saying how many more there were; `pointer` is the first difference of the \
+         whole values, `pointers` those of the excerpts."
     )
 }
 
