@@ -3,6 +3,7 @@
 
 pub mod blame;
 mod dispatch_order;
+pub mod excerpt;
 pub mod expected;
 mod invocations;
 mod outcome;

@@ -96,7 +96,8 @@ impl Judge {
         };
         CaseResult {
             case,
-            outcome,
+            // Judged and blamed on the whole reply; kept (and reported) as an excerpt.
+            outcome: super::excerpt::outcome(outcome),
             printed,
             process_output,
             duration,

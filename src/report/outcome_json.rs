@@ -5,7 +5,8 @@
 //!
 //! The shape, stable since report version 1: `null` for a pass; otherwise an object whose
 //! `kind` (`wrong_output`, `wrong_invocations`, `exception`, `timeout`, `crash`, `protocol`,
-//! `not_implemented`, `skipped`) comes first, followed by that kind's fields.
+//! `not_implemented`, `skipped`) comes first, followed by that kind's fields. Long strings
+//! and texts are the excerpts the judge keeps (`judge::excerpt`), which say what was cut.
 
 use crate::json::Value;
 use crate::judge::{Failure, Outcome};
@@ -162,10 +163,27 @@ impl JsonSchema for Outcome {
             ),
         ];
         schemars::json_schema!({
-            "description": "The facts behind an outcome.",
+            "description": description(),
             "oneOf": variants,
         })
     }
+}
+
+/// The description of `Detail`, with the excerpts' bounds.
+fn description() -> String {
+    use crate::judge::excerpt::{ITEMS, TEXT_CHARS, VALUE_CHARS};
+    format!(
+        "The facts behind an outcome. What came from the implementation is an excerpt: a \
+         string inside `expected`, `actual`, `missing` or `unexpected` longer than \
+         {VALUE_CHARS} characters keeps {VALUE_CHARS} of them, around where it first differs \
+         from its counterpart, and a message or traceback keeps {TEXT_CHARS} (a traceback its \
+         end), each saying how many characters were cut (`… (259,800 more characters)`, \
+         `(1,200 characters before) …`). A list keeps {ITEMS} items past its first \
+         difference, an object {ITEMS} members beyond its counterpart's, and `missing` and \
+         `unexpected` {ITEMS} invocations, a last item (`… (9,947 more items)`) or member \
+         (`…`) saying how many more there were; `pointer` is the first difference of the \
+         whole values, `pointers` those of the excerpts."
+    )
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ mod layering;
 mod mutate;
 mod number_models;
 mod properties;
+mod report_excerpts;
 mod reports_ci;
 mod sandbox_isolation;
 mod shown;
