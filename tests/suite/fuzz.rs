@@ -7,7 +7,6 @@ use crate::common;
 
 use common::{fresh_regressions, in_lanes, json_report, root, stdout, subjects};
 use parcall::check::Checker;
-use parcall::grade::rubric::Rubric;
 use parcall::json::{NumberModel, Value};
 use parcall::judge::expected::expected_under;
 use parcall::judge::runs::{run_case, run_dedup};
@@ -31,6 +30,18 @@ fn example(name: &str) -> String {
 fn reports_over_seeds(mut subject: impl FnMut(u64) -> Box<dyn Subject>) -> Vec<Report> {
     (1..=SEEDS)
         .map(|seed| subjects::check(subject(seed).as_mut(), seed, DEFAULT_FUZZ))
+        .collect()
+}
+
+/// Seeds of the loops over subjects that fail most generated cases, whose blame is most of
+/// the time: the failures a seed draws differ, what they are charged to does not.
+const FAILING_SEEDS: u64 = 5;
+
+/// [`reports_over_seeds`] for a subject that fails most generated cases, read for its
+/// verdicts and requirements only.
+fn verdicts_over_seeds(mut subject: impl FnMut(u64) -> Box<dyn Subject>) -> Vec<Report> {
+    (1..=FAILING_SEEDS)
+        .map(|seed| subjects::verdicts(subject(seed).as_mut(), seed, DEFAULT_FUZZ))
         .collect()
 }
 
@@ -169,46 +180,6 @@ fn the_correct_python_solution_passes_end_to_end() {
 }
 
 #[test]
-fn a_submission_that_memorised_the_spec_is_caught_on_every_seed_and_keeps_no_points() {
-    let functions = [Function::ExecuteToolCalls, Function::RunParallelCalls];
-    let spec_only = subjects::check(&mut InProcess::new(&functions, subjects::memoriser()), 1, 0);
-    assert_eq!(
-        spec_only.verdict,
-        Verdict::Conforms,
-        "the memoriser must pass the fixed cases, or this test proves nothing: {:?}",
-        spec_only
-            .cases
-            .iter()
-            .filter(|c| c.outcome.is_failure())
-            .map(|c| (&c.id, c.outcome, &c.detail))
-            .collect::<Vec<_>>()
-    );
-    for report in
-        reports_over_seeds(|_| Box::new(InProcess::new(&functions, subjects::memoriser())))
-    {
-        let generated_failed: usize = report.generated.iter().map(|g| g.failed).sum();
-        assert!(
-            generated_failed > 0,
-            "seed {:?}: not caught by generated cases",
-            report.seed
-        );
-        // The default rubric, as `parcall grade` scores it (RULES D).
-        let rubric = Rubric::default_for(subjects::spec(), &functions);
-        let earned: f64 = rubric
-            .score(&report, subjects::spec())
-            .iter()
-            .map(|r| r.earned)
-            .sum();
-        assert!(
-            earned <= 0.1 * rubric.max_score(),
-            "seed {:?}: {earned} of {} points for a submission with no logic",
-            report.seed,
-            rubric.max_score()
-        );
-    }
-}
-
-#[test]
 fn the_python_memoriser_is_caught_by_generated_cases_end_to_end() {
     let module = example("broken/memorises_the_spec");
     let (spec_only, _) = json_report(&["check", &module, "--fuzz", "0"]);
@@ -228,7 +199,8 @@ fn the_python_memoriser_is_caught_by_generated_cases_end_to_end() {
 fn a_racy_concurrent_cache_is_caught_by_generated_cases_on_at_least_19_of_20_seeds() {
     // A race needs real threads and real waits: this one runs end to end, on the one
     // function it is about, two seeds at a time. The spec's fixed cases catch this module
-    // too; what is counted is the generated cases' race probes catching it on their own.
+    // too; what is counted is the generated cases' race probes catching it on their own,
+    // here from a fifth of the default number of cases: a default run only has more chances.
     let module = example("broken/dedup_racy_cache");
     let seeds: Vec<String> = (1..=SEEDS).map(|seed| seed.to_string()).collect();
     let caught = in_lanes(&seeds, 2, |seed| {
@@ -238,6 +210,8 @@ fn a_racy_concurrent_cache_is_caught_by_generated_cases_on_at_least_19_of_20_see
             "--function",
             "run_parallel_calls",
             "--no-regressions",
+            "--fuzz",
+            "100",
             "--seed",
             seed,
         ];
@@ -253,7 +227,7 @@ fn a_racy_concurrent_cache_is_caught_by_generated_cases_on_at_least_19_of_20_see
 
 #[test]
 fn a_cache_that_outlives_the_batch_is_caught_on_every_seed() {
-    let reports = reports_over_seeds(|_| {
+    let reports = verdicts_over_seeds(|_| {
         Box::new(InProcess::new(
             &[Function::RunParallelCalls],
             subjects::shared_cache(),
@@ -272,18 +246,6 @@ fn a_cache_that_outlives_the_batch_is_caught_on_every_seed() {
             .unwrap();
         assert!(!no_state.met, "seed {:?}", report.seed);
     }
-}
-
-#[test]
-fn the_python_shared_cache_is_caught_end_to_end() {
-    let module = example("broken/dedup_shared_cache");
-    let (code, report) = json_report(&["check", &module, "--seed", "1"]);
-    assert_eq!(code, 1);
-    assert!(report["generated"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|g| g["failed"].as_u64() > Some(0)));
 }
 
 /// The report without what varies from run to run on its own (durations).

@@ -13,36 +13,51 @@ const MAXIMAL: &str = "conformance/fixtures/python/hostile/maximal_replies.py";
 /// far above what the excerpts take (about 16 KB per case, pretty JSON).
 const MAX_REPORT_BYTES: usize = 6 << 20;
 
-/// `parcall check MAXIMAL --format FORMAT`, every spec case, no generated ones.
-fn report(format: &str) -> String {
+/// The reports of one `parcall check MAXIMAL` over every spec case, no generated ones: the
+/// JSON on stdout, HTML and text written by `--report` beside it.
+fn reports() -> [(&'static str, String); 3] {
     let regressions = fresh_regressions();
+    let written = tempfile::tempdir().unwrap();
+    let html = written.path().join("report.html");
+    let human = written.path().join("report.txt");
     let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
     command
         .args([
-            "check", MAXIMAL, "--fuzz", "0", "--color", "never", "--format", format,
+            "check", MAXIMAL, "--fuzz", "0", "--color", "never", "--format", "json",
         ])
+        .arg("--report")
+        .arg(format!("html={}", html.display()))
+        .arg("--report")
+        .arg(format!("human={}", human.display()))
         .current_dir(root())
         .env("PARCALL_REGRESSIONS", regressions.as_os_str())
         .stdin(Stdio::null());
     let output = output_within(&mut command, Duration::from_secs(300))
-        .unwrap_or_else(|stderr| panic!("parcall check --format {format} hung: {stderr}"));
-    assert_eq!(output.status.code(), Some(1), "--format {format}");
-    String::from_utf8(output.stdout).expect("a report is UTF-8")
+        .unwrap_or_else(|stderr| panic!("parcall check hung: {stderr}"));
+    assert_eq!(output.status.code(), Some(1));
+    let read = |path: &std::path::Path| std::fs::read_to_string(path).expect("a report is UTF-8");
+    [
+        (
+            "json",
+            String::from_utf8(output.stdout).expect("a report is UTF-8"),
+        ),
+        ("html", read(&html)),
+        ("human", read(&human)),
+    ]
 }
 
 #[test]
 fn maximal_replies_make_reports_of_bounded_size_that_say_what_was_cut() {
     let mut total = 0;
-    for format in ["json", "html", "human"] {
-        let text = report(format);
+    for (format, text) in reports() {
         assert!(
             text.len() < MAX_REPORT_BYTES,
-            "--format {format}: {} bytes",
+            "{format} report: {} bytes",
             text.len()
         );
         assert!(
             text.contains("… (259,800 more characters)"),
-            "--format {format} does not say what was cut"
+            "the {format} report does not say what was cut"
         );
         total += text.len();
         if format == "json" {

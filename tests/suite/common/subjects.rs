@@ -22,11 +22,29 @@ pub(crate) fn spec() -> &'static Spec {
 
 /// What `parcall check --seed SEED --fuzz FUZZ` reports on `subject`.
 pub(crate) fn check(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
+    check_shrinking(subject, seed, fuzz, parcall::fuzz::MAX_SHRINK_RUNS)
+}
+
+/// The requirements and verdict `parcall check --seed SEED --fuzz FUZZ` reports on
+/// `subject`, its generated failures left as drawn: shrinking chooses which failing case a
+/// report shows, never what is charged, and it is most of the time of a loop over a
+/// subject that fails nearly every case.
+pub(crate) fn verdicts(subject: &mut dyn Subject, seed: u64, fuzz: usize) -> Report {
+    check_shrinking(subject, seed, fuzz, 0)
+}
+
+fn check_shrinking(
+    subject: &mut dyn Subject,
+    seed: u64,
+    fuzz: usize,
+    max_shrink_runs: usize,
+) -> Report {
     let spec = spec();
     let drawn = drawn(seed, fuzz);
     let plan = Plan {
         fuzz,
         undefined: Undefined::LeaveOut,
+        max_shrink_runs,
         seed,
         drawn: drawn.get().and_then(Option::as_ref),
         ..Plan::new(spec, &spec.cases, judge())
