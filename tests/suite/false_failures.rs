@@ -14,13 +14,15 @@ fn example(name: &str) -> String {
 
 #[test]
 fn correct_solutions_in_any_dispatch_order_or_style_conform() {
+    // One seed each: the reference in any dispatch order is held on twenty seeds in
+    // process (fuzz.rs); this is about the real interpreter running each style.
     let runs: Vec<(&str, &str)> = [
         "solution_reverse_dispatch",
         "solution_thread_pool",
         "solution_asyncio",
     ]
     .into_iter()
-    .flat_map(|name| [(name, "1"), (name, "2")])
+    .map(|name| (name, "1"))
     .collect();
     let reports = in_lanes(&runs, 3, |(name, seed)| {
         json_report(&["check", &example(name), "--seed", seed])
