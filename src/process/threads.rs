@@ -70,7 +70,12 @@ mod tests {
             ])
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        // The interpreter's start takes seconds on a loaded machine: wait for the thread,
+        // within a deadline, instead of guessing when it exists.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+        while !any_process_threaded(threaded.id()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         assert!(any_process_threaded(threaded.id()));
         threaded.kill().unwrap();
         threaded.wait().unwrap();
