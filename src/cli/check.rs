@@ -329,19 +329,24 @@ fn save_failures(args: &CheckArgs, generated: &[crate::fuzz::Summary]) -> Vec<St
         .collect()
 }
 
-fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
-    let limits = Limits {
+/// The limits of an implementation run with `--memory-mib MIB`.
+pub(super) fn limits(memory_mib: u64) -> Limits {
+    Limits {
         // values::mib bounds the flag, so the shift cannot overflow.
-        memory_bytes: (args.memory_mib > 0).then_some(args.memory_mib << 20),
+        memory_bytes: (memory_mib > 0).then_some(memory_mib << 20),
         ..Limits::default()
-    };
+    }
+}
+
+fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
+    let limits = limits(args.memory_mib);
     let env = EnvPolicy {
         inherit: args.inherit_env,
         pass: args.pass_env.clone(),
     };
     let prepared = match (&args.implementation, &args.cmd) {
         (_, Some(cmd)) => adapters::command(cmd, limits),
-        (Some(path), None) => adapters::module(path, &args.python, &args.node, limits),
+        (Some(path), None) => adapters::module_or_manifest(path, &args.python, &args.node, limits),
         (None, None) => Err(adapters::PrepareError::Command(
             "name an implementation (a .py file) or pass --cmd \"PROGRAM ARGS\"".into(),
         )),
@@ -351,14 +356,28 @@ fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
 
 /// The command that reruns this check, without case filters.
 fn rerun_base(args: &CheckArgs) -> String {
+    rerun_command(
+        args.cmd.as_deref(),
+        args.implementation.as_deref(),
+        &args.spec,
+    )
+}
+
+/// `parcall check` of the program `cmd` or else of the module `implementation`, against
+/// `spec`: the start of every rerun command.
+pub(super) fn rerun_command(
+    cmd: Option<&str>,
+    implementation: Option<&std::path::Path>,
+    spec: &SpecArg,
+) -> String {
     let mut words = vec!["parcall".to_owned(), "check".to_owned()];
-    if let Some(cmd) = &args.cmd {
+    if let Some(cmd) = cmd {
         words.push("--cmd".into());
-        words.push(cmd.clone());
-    } else if let Some(path) = &args.implementation {
+        words.push(cmd.to_owned());
+    } else if let Some(path) = implementation {
         words.push(path.display().to_string());
     }
-    if let SpecArg { spec: Some(dir) } = &args.spec {
+    if let SpecArg { spec: Some(dir) } = spec {
         words.push("--spec".into());
         words.push(dir.display().to_string());
     }
