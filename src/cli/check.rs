@@ -7,12 +7,10 @@ use crate::check::gate::ExpectationsFile;
 use crate::check::regressions::{self, FileRegressions, NoRegressions, Regressions};
 use crate::check::{self, Checked, Context, Undefined};
 use crate::judge::Judge;
-use crate::process::Limits;
 use crate::report::{self, Palette, Report};
 use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
-use crate::subject::environment::EnvPolicy;
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
@@ -270,8 +268,8 @@ struct Outcome {
 
 fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
     let settings = Settings {
-        timeout: args.timeout,
-        startup: args.startup_timeout,
+        timeout: args.process.timeout,
+        startup: args.process.startup_timeout,
         deadline: Some(Instant::now() + args.budget),
         ..Settings::default()
     };
@@ -329,21 +327,9 @@ fn save_failures(args: &CheckArgs, generated: &[crate::fuzz::Summary]) -> Vec<St
         .collect()
 }
 
-/// The limits of an implementation run with `--memory-mib MIB`.
-pub(super) fn limits(memory_mib: u64) -> Limits {
-    Limits {
-        // values::mib bounds the flag, so the shift cannot overflow.
-        memory_bytes: (memory_mib > 0).then_some(memory_mib << 20),
-        ..Limits::default()
-    }
-}
-
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
-    let limits = limits(args.memory_mib);
-    let env = EnvPolicy {
-        inherit: args.inherit_env,
-        pass: args.pass_env.clone(),
-    };
+    let limits = args.process.limits();
+    let env = args.process.env();
     let prepared = match (&args.implementation, &args.cmd) {
         (_, Some(cmd)) => adapters::command(cmd, limits),
         (Some(path), None) => adapters::module_or_manifest(path, &args.python, &args.node, limits),

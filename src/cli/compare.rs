@@ -2,7 +2,7 @@
 //! does not exist, a manifest that does not parse: a usage error), then checked with one
 //! plan, and the matrix is written to stdout and, with `--out`, to files.
 
-use super::check::{fresh_seed, limits, rerun_command};
+use super::check::{fresh_seed, rerun_command};
 use super::exit;
 use super::CompareArgs;
 use crate::compare::render::{self, Format};
@@ -11,7 +11,6 @@ use crate::report::{self, Palette, Report};
 use crate::runner::Settings;
 use crate::spec::{Function, SpecCase};
 use crate::subject::adapters::{self, PrepareError};
-use crate::subject::environment::EnvPolicy;
 use crate::text::terminal;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -27,12 +26,14 @@ enum SetupError {
 }
 
 pub(super) fn run(args: CompareArgs) -> anyhow::Result<i32> {
-    let spec = match args.spec.load() {
-        Ok(spec) => spec,
-        Err(error) => return Ok(usage(&SetupError::from(error))),
-    };
+    // The implementations first: a name that does not exist is found before the spec is
+    // loaded.
     let entries = match prepare(&args) {
         Ok(entries) => entries,
+        Err(error) => return Ok(usage(&SetupError::from(error))),
+    };
+    let spec = match args.spec.load() {
+        Ok(spec) => spec,
         Err(error) => return Ok(usage(&SetupError::from(error))),
     };
     let functions: Vec<Function> = Function::ALL
@@ -59,8 +60,8 @@ pub(super) fn run(args: CompareArgs) -> anyhow::Result<i32> {
         fuzz: args.fuzz,
         seed,
         settings: Settings {
-            timeout: args.timeout,
-            startup: args.startup_timeout,
+            timeout: args.process.timeout,
+            startup: args.process.startup_timeout,
             deadline: Some(Instant::now() + args.budget),
             ..Settings::default()
         },
@@ -112,11 +113,8 @@ fn verdict(report: &Report) -> &'static str {
 /// Every implementation, prepared with the same launch builders `check` uses, in the
 /// order named: the IMPLs, then each `--cmd`. The first that cannot be is the error.
 fn prepare(args: &CompareArgs) -> Result<Vec<Entry>, PrepareError> {
-    let limits = limits(args.memory_mib);
-    let env = EnvPolicy {
-        inherit: args.inherit_env,
-        pass: args.pass_env.clone(),
-    };
+    let limits = args.process.limits();
+    let env = args.process.env();
     let mut entries = Vec::new();
     for path in &args.implementations {
         let prepared = adapters::module_or_manifest(path, &args.python, &args.node, limits)?;

@@ -39,9 +39,11 @@ pub enum Command {
     /// Compare implementations: check each with the same cases and seed, and show which
     /// keeps which requirement as one requirement × implementation matrix (docs/compare.md).
     ///
-    /// `parcall compare a.py b.mjs --cmd "./impl"` runs every implementation, at most
-    /// --jobs at once; one that cannot start or crashes is a column of failures. The exit
-    /// code says whether the matrix was produced, not whether anything conforms.
+    /// For example `parcall compare conformance/examples/python/solution.py
+    /// conformance/examples/javascript/solution.mjs --cmd "parcall reference --number-model
+    /// float64" --function execute_tool_calls --fuzz 20 --out compare/`. Implementations run
+    /// at most --jobs at once; one that cannot start or crashes is a column of failures.
+    /// The exit code says whether the matrix was produced, not whether anything conforms.
     #[command(after_help = COMPARE_EXIT_HELP)]
     Compare(Box<CompareArgs>),
     /// Grade exercise submissions: a score per submission from a rubric, feedback per
@@ -172,28 +174,12 @@ pub struct CheckArgs {
     /// annotations name the case and parcall's file in the message instead.
     #[arg(long, value_name = "DIR")]
     pub annotation_root: Option<PathBuf>,
-    /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
-    pub timeout: Duration,
-    /// Seconds start-up (import included) may take.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
-    pub startup_timeout: Duration,
+    #[command(flatten)]
+    pub process: ProcessArgs,
     /// Seconds the whole run may take; cases still waiting then are not run, and the run
     /// is incomplete (exit 3).
     #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
     pub budget: Duration,
-    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
-    /// a crash.
-    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
-    pub memory_mib: u64,
-    /// Pass this environment variable to the implementation too (repeatable). By default
-    /// only PATH, HOME, TMPDIR, TZ, the locale (LANG, LANGUAGE, LC_*), PYTHONPATH,
-    /// VIRTUAL_ENV, NODE_PATH and PARCALL_* pass: a CI job's secrets stay behind.
-    #[arg(long, value_name = "NAME", value_parser = crate::subject::environment::variable_name)]
-    pub pass_env: Vec<String>,
-    /// Pass every environment variable to the implementation (secrets included).
-    #[arg(long)]
-    pub inherit_env: bool,
     /// Generated cases per function, beyond the spec's own (0: none). Default 500, or 0
     /// when --case or --requirement picks cases.
     #[arg(long, value_name = "N", value_parser = values::generated)]
@@ -277,26 +263,54 @@ pub struct CompareArgs {
     /// reports/N.json, each implementation's full `check` report.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub process: ProcessArgs,
+    /// Seconds the whole comparison may take; an implementation's cases still waiting then
+    /// are not run, and its column fails.
+    #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
+    pub budget: Duration,
+}
+
+/// How an implementation's process is run, for `check` and `compare` alike.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProcessArgs {
     /// Seconds one case may take.
     #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
     pub timeout: Duration,
     /// Seconds start-up (import included) may take.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
     pub startup_timeout: Duration,
-    /// Seconds the whole comparison may take; an implementation's cases still waiting then
-    /// are not run, and its column fails.
-    #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
-    pub budget: Duration,
-    /// Address-space limit of each implementation in MiB (0: none).
+    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
+    /// a crash.
     #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
     pub memory_mib: u64,
-    /// Pass this environment variable to the implementations too (repeatable); by default
-    /// only what `parcall check` passes.
+    /// Pass this environment variable to the implementation too (repeatable). By default
+    /// only PATH, HOME, TMPDIR, TZ, the locale (LANG, LANGUAGE, LC_*), PYTHONPATH,
+    /// VIRTUAL_ENV, NODE_PATH and PARCALL_* pass: a CI job's secrets stay behind.
     #[arg(long, value_name = "NAME", value_parser = crate::subject::environment::variable_name)]
     pub pass_env: Vec<String>,
-    /// Pass every environment variable to the implementations (secrets included).
+    /// Pass every environment variable to the implementation (secrets included).
     #[arg(long)]
     pub inherit_env: bool,
+}
+
+impl ProcessArgs {
+    /// The limits of the implementation's process.
+    pub fn limits(&self) -> crate::process::Limits {
+        crate::process::Limits {
+            // values::mib bounds the flag, so the shift cannot overflow.
+            memory_bytes: (self.memory_mib > 0).then_some(self.memory_mib << 20),
+            ..crate::process::Limits::default()
+        }
+    }
+
+    /// The environment the implementation gets.
+    pub fn env(&self) -> crate::subject::environment::EnvPolicy {
+        crate::subject::environment::EnvPolicy {
+            inherit: self.inherit_env,
+            pass: self.pass_env.clone(),
+        }
+    }
 }
 
 /// `parcall mutate`'s exit codes.

@@ -171,12 +171,20 @@ fn failing_cases(matrix: &Matrix, column: usize) -> Vec<(&FailingCase, Vec<&str>
     found
 }
 
+/// The columns with a failing case, each with its index and its cases.
+fn columns_with_failures(
+    matrix: &Matrix,
+) -> impl Iterator<Item = (usize, &Column, Vec<(&FailingCase, Vec<&str>)>)> {
+    matrix
+        .implementations
+        .iter()
+        .enumerate()
+        .map(|(index, column)| (index, column, failing_cases(matrix, index)))
+        .filter(|(_, _, cases)| !cases.is_empty())
+}
+
 fn smallest_failures_text(matrix: &Matrix, out: &mut dyn Write) -> io::Result<()> {
-    for (index, column) in matrix.implementations.iter().enumerate() {
-        let cases = failing_cases(matrix, index);
-        if cases.is_empty() {
-            continue;
-        }
+    for (index, column, cases) in columns_with_failures(matrix) {
         writeln!(
             out,
             "\n[{}] {}: smallest failing cases",
@@ -243,11 +251,7 @@ fn markdown(matrix: &Matrix, out: &mut dyn Write) -> io::Result<()> {
         "\nCounts: cases that broke the requirement / cases that apply. Not scored: SANDBOX \
          and MAY requirements, judged by their tagged cases passing."
     )?;
-    for (index, column) in matrix.implementations.iter().enumerate() {
-        let cases = failing_cases(matrix, index);
-        if cases.is_empty() {
-            continue;
-        }
+    for (_, column, cases) in columns_with_failures(matrix) {
         writeln!(
             out,
             "\n### {}: smallest failing cases\n",
@@ -359,11 +363,7 @@ fn html_table(page: &mut String, matrix: &Matrix) {
 }
 
 fn html_failures(page: &mut String, matrix: &Matrix) {
-    for (index, column) in matrix.implementations.iter().enumerate() {
-        let cases = failing_cases(matrix, index);
-        if cases.is_empty() {
-            continue;
-        }
+    for (index, column, cases) in columns_with_failures(matrix) {
         let _ = write!(
             page,
             "<h2>{}: smallest failing cases</h2>",
