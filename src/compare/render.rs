@@ -291,7 +291,7 @@ fn html(matrix: &Matrix, out: &mut dyn Write) -> io::Result<()> {
         &format!("parcall compare · suite {}", matrix.suite),
     );
     page.push_str(
-        "<style>td.met{background:#dafbe1}td.failed{background:#ffebe9}\
+        "<style>#matrix tr>td:first-child{white-space:nowrap}td.met{background:#dafbe1}td.failed{background:#ffebe9}\
          td.not-shown{background:#fff8c5}td.not-defined{background:#eaeef2;color:#57606a}\
          .partial{font-style:italic}small{color:#57606a}</style>",
     );
