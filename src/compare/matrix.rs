@@ -152,8 +152,7 @@ pub fn column(report: &Report, functions: &[Function]) -> Column {
         implementation: report.implementation.clone(),
         functions: report.functions.clone(),
         number_model: report.number_model,
-        partial: report.implementation.is_some()
-            && functions.iter().any(|f| !report.functions.contains(f)),
+        partial: report.error.is_none() && functions.iter().any(|f| !report.functions.contains(f)),
         verdict: report.verdict,
         error: report.error_headline.clone(),
         passed: report.summary.passed.saturating_sub(entries_passed) + generated_passed,
@@ -164,8 +163,10 @@ pub fn column(report: &Report, functions: &[Function]) -> Column {
 /// The cell of `requirement` in the column of `report`.
 pub fn cell(report: &Report, requirement: &Requirement) -> Cell {
     let scored = CHECKED.contains(&requirement.id.as_str());
-    let started = report.implementation.is_some();
-    if started && !report.functions.contains(&requirement.function) {
+    // A report with an error is of an implementation that could not be checked: what it
+    // defines is unknown, and every cell of it fails.
+    let checked = report.error.is_none();
+    if checked && !report.functions.contains(&requirement.function) {
         return Cell {
             verdict: CellVerdict::NotDefined,
             cases: 0,
@@ -177,7 +178,7 @@ pub fn cell(report: &Report, requirement: &Requirement) -> Cell {
     let summary = report.requirements.iter().find(|r| r.id == requirement.id);
     let (cases, failed, not_run, shown) = summary.map_or((0, 0, 0, 0), tallies);
     let smallest_failure = smallest_failure(report, &requirement.id, scored);
-    let verdict = if !started || report.error.is_some() || failed + not_run > 0 {
+    let verdict = if !checked || failed + not_run > 0 {
         CellVerdict::Failed
     } else if shown > 0 {
         CellVerdict::Met

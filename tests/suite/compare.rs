@@ -243,3 +243,62 @@ fn bad_implementations_are_usage_errors_that_name_them() {
         assert!(!stderr.contains("comparing"), "nothing ran: {stderr}");
     }
 }
+
+/// The renderings people read, on a matrix of in-process subjects (no process, so the
+/// snapshot holds no timing, path or version of this machine): the reference, the
+/// reference defining only `execute_tool_calls`, and a cache that outlives its batch.
+#[test]
+fn the_human_and_markdown_renderings() {
+    use common::subjects;
+    use parcall::compare::render::{self, Format};
+    use parcall::reference::Execution;
+    use parcall::subject::in_process::{self, InProcess};
+    let model = parcall::json::NumberModel::Python;
+    let mut reference = in_process::reference(model, Execution::Sequential);
+    let mut exec_only = InProcess::new(&[Function::ExecuteToolCalls], |case: &_| {
+        let runs = parcall::judge::runs::run_case(model, case, Execution::Sequential);
+        (runs.unwrap_or_default(), None)
+    });
+    let mut cache = InProcess::new(&[Function::RunParallelCalls], subjects::shared_cache());
+    let reports = [
+        subjects::check(&mut reference, 1, 0),
+        subjects::check(&mut exec_only, 1, 0),
+        subjects::check(&mut cache, 1, 0),
+    ];
+    let spec = subjects::spec();
+    let plan = compare::Plan {
+        spec,
+        cases: &spec.cases,
+        functions: &Function::ALL,
+        fuzz: 0,
+        seed: 1,
+        settings: Default::default(),
+        jobs: 1,
+    };
+    let matrix = compare::build(&plan, &reports);
+    let rendered = |format| {
+        let mut out = Vec::new();
+        render::write(&matrix, format, parcall::report::Palette::plain(), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    insta::assert_snapshot!("compare_human", rendered(Format::Human));
+    insta::assert_snapshot!("compare_markdown", rendered(Format::Markdown));
+}
+
+/// `parcall check` takes a manifest folder as `compare` and `grade` do.
+#[test]
+fn check_takes_a_manifest_folder_too() {
+    let dir = temp_dir("check-manifest");
+    let folder = dir.join("reference");
+    std::fs::create_dir(&folder).unwrap();
+    let manifest = serde_json::json!({"cmd": [env!("CARGO_BIN_EXE_parcall"), "reference"]});
+    std::fs::write(folder.join("parcall.json"), manifest.to_string()).unwrap();
+    let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-00*"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("passed, 0 failed"),
+        "{}",
+        stdout(&output)
+    );
+}
