@@ -52,7 +52,7 @@ pub fn compare(
     use rayon::prelude::*;
     let started = Instant::now();
     // Drawn once: every implementation meets the very same generated cases.
-    let drawn = Drawn::new(plan.cases, plan.functions, plan.fuzz, plan.seed);
+    let drawn = Drawn::new(&plan.spec.cases, plan.functions, plan.fuzz, plan.seed);
     let judge = Judge::new(Default::default());
     let check_one = |entry: &Entry| {
         let report = check_entry(plan, entry, drawn.as_ref(), &judge);
