@@ -119,17 +119,25 @@ fn human(matrix: &Matrix, palette: Palette, out: &mut dyn Write) -> io::Result<(
         .map(|r| r.id.len())
         .max()
         .unwrap_or(0);
+    // As wide as the widest cell, so a column of cases not run stays a column.
+    let cell_width = matrix
+        .requirements
+        .iter()
+        .flat_map(|r| &r.cells)
+        .map(|c| cell_text(c).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(14);
     write!(out, "\n{:width$}  ", "requirement")?;
     for index in 1..=matrix.implementations.len() {
-        write!(out, " {:<14}", format!("[{index}]"))?;
+        write!(out, " {:<cell_width$}", format!("[{index}]"))?;
     }
     writeln!(out)?;
     for row in &matrix.requirements {
         let scored = if row.scored { " " } else { "*" };
         write!(out, "{:width$} {scored}", row.id)?;
         for cell in &row.cells {
-            let text = format!("{} {}", mark(cell.verdict), counts(cell));
-            let padded = format!("{text:<14}");
+            let padded = format!("{:<cell_width$}", cell_text(cell));
             match cell.verdict {
                 CellVerdict::Met => write!(out, " {}", palette.pass(padded)),
                 CellVerdict::Failed => write!(out, " {}", palette.fail(padded)),
@@ -145,6 +153,10 @@ fn human(matrix: &Matrix, palette: Palette, out: &mut dyn Write) -> io::Result<(
          * not scored (SANDBOX and MAY requirements: judged by their tagged cases passing)"
     )?;
     smallest_failures_text(matrix, out)
+}
+
+fn cell_text(cell: &Cell) -> String {
+    format!("{} {}", mark(cell.verdict), counts(cell))
 }
 
 fn mark(verdict: CellVerdict) -> &'static str {
