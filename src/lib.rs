@@ -21,6 +21,7 @@ macro_rules! say_partly {
 
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod fuzz;
 pub mod generate;
 pub mod grade;

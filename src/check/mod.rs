@@ -1,7 +1,7 @@
 //! One check of one implementation, start to verdict: the plan (what to run), the checker
 //! (a subject and its judge), the regressions replayed first and recorded after, the
-//! expectations gate, and the one place a run's verdict is settled. `cli`, `grade` and
-//! `mutate` run checks only through here.
+//! expectations gate, and the one place a run's verdict is settled. `cli`, `grade`,
+//! `mutate` and `compare` run checks only through here.
 
 mod checker;
 pub mod gate;

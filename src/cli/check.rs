@@ -7,12 +7,10 @@ use crate::check::gate::ExpectationsFile;
 use crate::check::regressions::{self, FileRegressions, NoRegressions, Regressions};
 use crate::check::{self, Checked, Context, Undefined};
 use crate::judge::Judge;
-use crate::process::Limits;
 use crate::report::{self, Palette, Report};
 use crate::runner::Settings;
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters::{self, Prepared};
-use crate::subject::environment::EnvPolicy;
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
@@ -270,8 +268,8 @@ struct Outcome {
 
 fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
     let settings = Settings {
-        timeout: args.timeout,
-        startup: args.startup_timeout,
+        timeout: args.process.timeout,
+        startup: args.process.startup_timeout,
         deadline: Some(Instant::now() + args.budget),
         ..Settings::default()
     };
@@ -330,18 +328,11 @@ fn save_failures(args: &CheckArgs, generated: &[crate::fuzz::Summary]) -> Vec<St
 }
 
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
-    let limits = Limits {
-        // values::mib bounds the flag, so the shift cannot overflow.
-        memory_bytes: (args.memory_mib > 0).then_some(args.memory_mib << 20),
-        ..Limits::default()
-    };
-    let env = EnvPolicy {
-        inherit: args.inherit_env,
-        pass: args.pass_env.clone(),
-    };
+    let limits = args.process.limits();
+    let env = args.process.env();
     let prepared = match (&args.implementation, &args.cmd) {
         (_, Some(cmd)) => adapters::command(cmd, limits),
-        (Some(path), None) => adapters::module(path, &args.python, &args.node, limits),
+        (Some(path), None) => adapters::module_or_manifest(path, &args.python, &args.node, limits),
         (None, None) => Err(adapters::PrepareError::Command(
             "name an implementation (a .py file) or pass --cmd \"PROGRAM ARGS\"".into(),
         )),
@@ -351,14 +342,28 @@ fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
 
 /// The command that reruns this check, without case filters.
 fn rerun_base(args: &CheckArgs) -> String {
+    rerun_command(
+        args.cmd.as_deref(),
+        args.implementation.as_deref(),
+        &args.spec,
+    )
+}
+
+/// `parcall check` of the program `cmd` or else of the module `implementation`, against
+/// `spec`: the start of every rerun command.
+pub(super) fn rerun_command(
+    cmd: Option<&str>,
+    implementation: Option<&std::path::Path>,
+    spec: &SpecArg,
+) -> String {
     let mut words = vec!["parcall".to_owned(), "check".to_owned()];
-    if let Some(cmd) = &args.cmd {
+    if let Some(cmd) = cmd {
         words.push("--cmd".into());
-        words.push(cmd.clone());
-    } else if let Some(path) = &args.implementation {
+        words.push(cmd.to_owned());
+    } else if let Some(path) = implementation {
         words.push(path.display().to_string());
     }
-    if let SpecArg { spec: Some(dir) } = &args.spec {
+    if let SpecArg { spec: Some(dir) } = spec {
         words.push("--spec".into());
         words.push(dir.display().to_string());
     }

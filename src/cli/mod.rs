@@ -2,6 +2,7 @@
 //! subcommand. Results go to stdout, diagnostics to stderr.
 
 mod check;
+mod compare;
 pub mod exit;
 mod grade;
 mod mutate;
@@ -35,6 +36,16 @@ pub enum Command {
     /// command that reruns it.
     #[command(after_help = exit::HELP)]
     Check(Box<CheckArgs>),
+    /// Compare implementations: check each with the same cases and seed, and show which
+    /// keeps which requirement as one requirement × implementation matrix (docs/compare.md).
+    ///
+    /// For example `parcall compare conformance/examples/python/solution.py
+    /// conformance/examples/javascript/solution.mjs --cmd "parcall reference --number-model
+    /// float64" --function execute_tool_calls --fuzz 20 --out compare/`. Implementations run
+    /// at most --jobs at once; one that cannot start or crashes is a column of failures.
+    /// The exit code says whether the matrix was produced, not whether anything conforms.
+    #[command(after_help = COMPARE_EXIT_HELP)]
+    Compare(Box<CompareArgs>),
     /// Grade exercise submissions: a score per submission from a rubric, feedback per
     /// requirement, Gradescope and Exercism results, a gradebook; each submission isolated.
     #[command(after_help = exit::HELP)]
@@ -122,7 +133,8 @@ pub struct GradeArgs {
 /// `parcall check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The implementation: a Python module (`.py`) or a JavaScript one (`.mjs`, `.cjs`, `.js`).
+    /// The implementation: a Python module (`.py`), a JavaScript one (`.mjs`, `.cjs`, `.js`),
+    /// or a folder holding a `parcall.json` manifest (`{"cmd": ["PROGRAM", "ARG", ...]}`).
     #[arg(value_name = "MODULE", required_unless_present = "cmd")]
     pub implementation: Option<PathBuf>,
     /// Instead of a module: any program that speaks the protocol (conformance/PROTOCOL.md),
@@ -162,28 +174,12 @@ pub struct CheckArgs {
     /// annotations name the case and parcall's file in the message instead.
     #[arg(long, value_name = "DIR")]
     pub annotation_root: Option<PathBuf>,
-    /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
-    pub timeout: Duration,
-    /// Seconds start-up (import included) may take.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
-    pub startup_timeout: Duration,
+    #[command(flatten)]
+    pub process: ProcessArgs,
     /// Seconds the whole run may take; cases still waiting then are not run, and the run
     /// is incomplete (exit 3).
     #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
     pub budget: Duration,
-    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
-    /// a crash.
-    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
-    pub memory_mib: u64,
-    /// Pass this environment variable to the implementation too (repeatable). By default
-    /// only PATH, HOME, TMPDIR, TZ, the locale (LANG, LANGUAGE, LC_*), PYTHONPATH,
-    /// VIRTUAL_ENV, NODE_PATH and PARCALL_* pass: a CI job's secrets stay behind.
-    #[arg(long, value_name = "NAME", value_parser = crate::subject::environment::variable_name)]
-    pub pass_env: Vec<String>,
-    /// Pass every environment variable to the implementation (secrets included).
-    #[arg(long)]
-    pub inherit_env: bool,
     /// Generated cases per function, beyond the spec's own (0: none). Default 500, or 0
     /// when --case or --requirement picks cases.
     #[arg(long, value_name = "N", value_parser = values::generated)]
@@ -214,6 +210,107 @@ pub struct CheckArgs {
     /// Rewrite the --expectations file from this run's failures (keeping known reasons).
     #[arg(long, requires = "expectations")]
     pub update_expectations: bool,
+}
+
+/// `parcall compare`'s exit codes: it compares, it does not gate.
+const COMPARE_EXIT_HELP: &str = "\
+Exit codes:
+  0  the matrix was produced, whatever its cells say (a comparison, not a gate)
+  2  usage or set-up error: bad flags, an implementation that does not exist, a manifest
+     that does not parse, invalid spec
+  3  the matrix could not be written (stdout, or a file under --out)";
+
+/// `parcall compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Implementations, one column each: modules (`.py`, `.mjs`, `.cjs`, `.js`) as
+    /// `parcall check` takes them, or a folder holding a `parcall.json` manifest
+    /// (`{"cmd": ["PROGRAM", "ARG", ...]}`, run in that folder), or the manifest itself.
+    #[arg(value_name = "IMPL", required_unless_present = "cmd")]
+    pub implementations: Vec<PathBuf>,
+    /// Also compare a program that speaks the protocol (conformance/PROTOCOL.md), as one
+    /// shell-style command line (repeatable; its columns follow the IMPLs').
+    #[arg(long, value_name = "PROGRAM ARGS")]
+    pub cmd: Vec<String>,
+    /// The Python interpreter for `.py` modules.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: std::ffi::OsString,
+    /// The Node.js interpreter (20 or later) for `.mjs`, `.cjs` and `.js` modules.
+    #[arg(long, value_name = "PATH", default_value = "node")]
+    pub node: std::ffi::OsString,
+    #[command(flatten)]
+    pub spec: SpecArg,
+    /// Compare only this function (repeatable); its requirements are the rows.
+    #[arg(long, value_enum)]
+    pub function: Vec<crate::spec::Function>,
+    /// Generated cases per function, the same for every implementation (0: none).
+    #[arg(long, value_name = "N", default_value = "500", value_parser = values::generated)]
+    pub fuzz: usize,
+    /// Seed of the generated cases, the same for every implementation. Default: a fresh
+    /// one, printed and recorded in the matrix.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Implementations checked at once (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = values::jobs)]
+    pub jobs: Option<usize>,
+    /// The format written to stdout.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: crate::compare::render::Format,
+    /// When to colour the human table.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: crate::report::ColorChoice,
+    /// Also write matrix.md, matrix.json and matrix.html to DIR (created if missing), and
+    /// reports/N.json, each implementation's full `check` report.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub process: ProcessArgs,
+    /// Seconds the whole comparison may take; an implementation's cases still waiting then
+    /// are not run, and its column fails.
+    #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
+    pub budget: Duration,
+}
+
+/// How an implementation's process is run, for `check` and `compare` alike.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProcessArgs {
+    /// Seconds one case may take.
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    pub timeout: Duration,
+    /// Seconds start-up (import included) may take.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
+    pub startup_timeout: Duration,
+    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
+    /// a crash.
+    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
+    pub memory_mib: u64,
+    /// Pass this environment variable to the implementation too (repeatable). By default
+    /// only PATH, HOME, TMPDIR, TZ, the locale (LANG, LANGUAGE, LC_*), PYTHONPATH,
+    /// VIRTUAL_ENV, NODE_PATH and PARCALL_* pass: a CI job's secrets stay behind.
+    #[arg(long, value_name = "NAME", value_parser = crate::subject::environment::variable_name)]
+    pub pass_env: Vec<String>,
+    /// Pass every environment variable to the implementation (secrets included).
+    #[arg(long)]
+    pub inherit_env: bool,
+}
+
+impl ProcessArgs {
+    /// The limits of the implementation's process.
+    pub fn limits(&self) -> crate::process::Limits {
+        crate::process::Limits {
+            // values::mib bounds the flag, so the shift cannot overflow.
+            memory_bytes: (self.memory_mib > 0).then_some(self.memory_mib << 20),
+            ..crate::process::Limits::default()
+        }
+    }
+
+    /// The environment the implementation gets.
+    pub fn env(&self) -> crate::subject::environment::EnvPolicy {
+        crate::subject::environment::EnvPolicy {
+            inherit: self.inherit_env,
+            pass: self.pass_env.clone(),
+        }
+    }
 }
 
 /// `parcall mutate`'s exit codes.
@@ -399,6 +496,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Spec(command) => finished_if_reader_left(spec_cmd::run(command)),
         Command::Check(args) => check::run(*args),
+        Command::Compare(args) => compare::run(*args),
         Command::Grade(args) => grade::run(*args),
         Command::Mutate(args) => mutate::run(*args),
         Command::Doctor => finished_if_reader_left(grade::doctor()),

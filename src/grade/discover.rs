@@ -9,14 +9,10 @@
 //! that speaks the protocol itself: `{"cmd": ["PROGRAM", "ARG", ...]}`, run in its folder.
 
 use crate::subject::launch::Language;
+use crate::subject::manifest;
+pub use crate::subject::manifest::{Manifest, MANIFEST};
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
-
-/// The manifest of a submission that is a program of its own.
-pub const MANIFEST: &str = "parcall.json";
-
-/// A manifest larger than this is refused unread.
-const MANIFEST_BYTES: u64 = 4096;
 
 /// One student's work: a module, alone or in a folder of its own, or a folder with a manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,15 +36,6 @@ pub enum Kind {
     Module(Language),
     /// A program of its own, from its manifest, run in its folder.
     Command(Manifest),
-}
-
-/// `parcall.json`: the command that starts the submission, program first, as a list of
-/// words (no shell reads it). A program named with a `/` is found from the submission's
-/// folder (`./run.sh`), a bare name on the sandbox's PATH (`node`, `python3`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    pub cmd: Vec<String>,
 }
 
 /// Why the submissions could not be found: the teacher's paths, not a student's work.
@@ -213,7 +200,7 @@ fn folder_submission(dir: &Path) -> Result<Option<Submission>, DiscoverError> {
     if let Some((manifest, _)) = entries.iter().find(|(p, _)| p.ends_with(MANIFEST)) {
         let mut submission = refused(dir, folder_name(), String::new());
         submission.module = manifest.clone();
-        match read_manifest(manifest) {
+        match manifest::read(manifest) {
             Ok(read) => {
                 submission.kind = Some(Kind::Command(read));
                 submission.refused = None;
@@ -250,30 +237,6 @@ fn refused(path: &Path, name: String, reason: String) -> Submission {
         module: path.to_owned(),
         kind: None,
         refused: Some(reason),
-    }
-}
-
-/// The manifest at `path`, strictly: a regular file (no link), small, exactly the fields
-/// of [`Manifest`], a command with a program. The error is the student's reason.
-fn read_manifest(path: &Path) -> Result<Manifest, String> {
-    let metadata = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if !metadata.is_file() {
-        return Err("not a regular file: submit the manifest itself".into());
-    }
-    if metadata.len() > MANIFEST_BYTES {
-        return Err(format!("larger than {MANIFEST_BYTES} bytes"));
-    }
-    let text = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
-        format!("{e}; expected {{\"cmd\": [\"PROGRAM\", \"ARG\", ...]}} and nothing else")
-    })?;
-    match manifest.cmd.first() {
-        None => Err("`cmd` is empty: name the program that speaks the protocol".into()),
-        Some(program) if program.is_empty() => Err("`cmd` names an empty program".into()),
-        Some(_) if manifest.cmd.iter().any(|w| w.contains('\0')) => {
-            Err("`cmd` holds a NUL character".into())
-        }
-        Some(_) => Ok(manifest),
     }
 }
 

@@ -195,7 +195,7 @@ fn broken_requirements(report: &Report) -> Vec<(String, &CaseReport, usize)> {
 }
 
 /// How much a reader has to take in to see a case fail: its inputs as JSON text.
-fn size(case: &CaseReport) -> usize {
+pub fn size(case: &CaseReport) -> usize {
     case.inputs
         .iter()
         .map(|input| crate::json::dumps(input, crate::json::Style::PYTHON).len())
@@ -238,7 +238,7 @@ fn requirement_annotation(
 }
 
 /// A Markdown table cell: one line, no column break, no HTML, no code-span break.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in terminal::line(text).chars() {
         match c {

@@ -15,7 +15,7 @@ mod tap;
 mod verdict;
 
 pub use crate::judge::GeneratedTally;
-pub use ci::{AnnotationPaths, MAX_ERROR_ANNOTATIONS};
+pub use ci::{cell as markdown_cell, size as input_size, AnnotationPaths, MAX_ERROR_ANNOTATIONS};
 pub use junit::Stamp;
 pub use machine::failure_text;
 pub use model::{

@@ -5,6 +5,7 @@
 
 use super::environment::EnvPolicy;
 use super::launch::{self, Language, Wrap};
+use super::manifest::MANIFEST;
 use crate::process::{contain, Containment, Launch, Limits};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -37,6 +38,8 @@ pub enum PrepareError {
     NotAFile { path: PathBuf },
     #[error("{}: Node reads a module's path as UTF-8, and this one is not: rename the file or its folder", .path.display())]
     NotUtf8 { path: PathBuf },
+    #[error("{}: {reason}", .path.display())]
+    Manifest { path: PathBuf, reason: String },
     #[error("cannot write the adapter to a temporary folder: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -232,6 +235,52 @@ pub fn module(
         Some(Language::JavaScript) => javascript_module(path, node, limits),
         _ => python_module(path, python, limits),
     }
+}
+
+/// What a path names: a program of its own when it is a manifest (`parcall.json`) or a folder
+/// holding one, run in the manifest's folder; otherwise a module, as [`module`] takes it.
+pub fn module_or_manifest(
+    path: &Path,
+    python: &OsString,
+    node: &OsString,
+    limits: Limits,
+) -> Result<Prepared, PrepareError> {
+    let manifest = if path.is_dir() {
+        path.join(MANIFEST)
+    } else {
+        path.to_owned()
+    };
+    if manifest.file_name() != Some(OsStr::new(MANIFEST)) {
+        return module(path, python, node, limits);
+    }
+    let problem = |reason: String| PrepareError::Manifest {
+        path: manifest.clone(),
+        reason,
+    };
+    if !manifest.exists() {
+        return Err(problem(format!(
+            "no such file; a folder names an implementation when it holds a `{MANIFEST}`"
+        )));
+    }
+    let read = super::manifest::read(&manifest).map_err(problem)?;
+    let folder = std::path::absolute(manifest.parent().unwrap_or(Path::new(".")))?;
+    let (program, args) = read
+        .cmd
+        .split_first()
+        .expect("a read manifest names a program");
+    // A program with a `/` is the folder's own (`./run.sh`); a bare name is found on PATH.
+    let program = if program.contains('/') {
+        resolve_program(folder.join(program).as_os_str(), MANIFEST)?
+    } else {
+        resolve_program(OsStr::new(program), MANIFEST)?
+    };
+    let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    Ok(Prepared {
+        launch: launch::program(program.as_os_str(), &args, Some(folder), limits),
+        target: path.display().to_string(),
+        containment: Containment::ProcessGroup,
+        _adapter_dir: None,
+    })
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod adapters;
 pub mod environment;
 pub mod in_process;
 pub mod launch;
+pub mod manifest;
 pub mod server;
 
 pub use in_process::InProcess;

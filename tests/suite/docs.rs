@@ -350,9 +350,10 @@ fn the_examples_of_the_help_are_in_the_guides() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    let commands: [&[&str]; 8] = [
+    let commands: [&[&str]; 9] = [
         &["--help"],
         &["check", "--help"],
+        &["compare", "--help"],
         &["grade", "--help"],
         &["mutate", "--help"],
         &["doctor", "--help"],

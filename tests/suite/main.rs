@@ -15,6 +15,7 @@ mod ci_gating;
 mod ci_recipes;
 mod ci_workflow;
 mod cli_check;
+mod compare;
 mod cpython_differential;
 mod docs;
 mod edge_cases;

@@ -42,6 +42,14 @@ fn schemas_are_generated_from_the_rust_types() {
     );
 }
 
+/// `parcall compare --format json` has a published schema, generated from the matrix types
+/// (a matrix it writes is validated against it in `compare::`).
+#[test]
+fn the_compare_schema_is_generated_from_the_matrix_types() {
+    let path = crate::common::root().join("conformance/compare.schema.json");
+    assert_generated(&path, &parcall::compare::matrix::schema());
+}
+
 #[test]
 fn spec_md_lists_every_requirement_and_its_cases() {
     let path = spec_root().join("SPEC.md");
