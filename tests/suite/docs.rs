@@ -350,13 +350,14 @@ fn the_examples_of_the_help_are_in_the_guides() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    let commands: [&[&str]; 8] = [
+    let commands: [&[&str]; 9] = [
         &["--help"],
         &["check", "--help"],
         &["grade", "--help"],
         &["mutate", "--help"],
         &["doctor", "--help"],
         &["reference", "--help"],
+        &["reference", "key", "--help"],
         &["spec", "--help"],
         &["spec", "export", "--help"],
     ];
