@@ -146,7 +146,8 @@ pub struct GradeArgs {
     /// Seconds one case may take.
     #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
     pub timeout: Duration,
-    /// Address-space limit per submission in MiB (at least 16).
+    /// Memory each submission may use in MiB (at least 16): its control group's limit, or
+    /// where there is none, each process's private writable memory (RLIMIT_DATA).
     #[arg(long, value_name = "MIB", default_value = "1024", value_parser = values::mib_at_least_16)]
     pub memory_mib: u64,
     /// CPU seconds per submission process.
@@ -212,8 +213,9 @@ pub struct CheckArgs {
     /// is incomplete (exit 3).
     #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
     pub budget: Duration,
-    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
-    /// a crash.
+    /// Memory the implementation may use in MiB (0: none), as each process's private
+    /// writable memory (RLIMIT_DATA), not the address space a JVM reserves. Reaching it
+    /// counts as a crash.
     #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
     pub memory_mib: u64,
     /// Pass this environment variable to the implementation too (repeatable). By default
@@ -303,7 +305,7 @@ pub struct MutateArgs {
     /// Seconds start-up (import included) may take.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
     pub startup_timeout: Duration,
-    /// Address-space limit of each mutant in MiB (0: none).
+    /// Memory each mutant may use in MiB (0: none), as RLIMIT_DATA.
     #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
     pub memory_mib: u64,
 }

@@ -20,8 +20,8 @@ pub enum StartError {
         output: String,
         /// How it ended ("it exited with status 2"), when that is known.
         status: Option<String>,
-        /// The address-space limit it ran under, when there was one: runtimes that reserve
-        /// memory up front (a JVM) die at start-up under a limit they would never use.
+        /// The memory limit it ran under, when there was one: a runtime whose start-up
+        /// needs more (a JVM told a larger `-Xms`, say) dies before the handshake.
         memory_limit_mib: Option<u64>,
     },
     Protocol {
@@ -107,7 +107,7 @@ fn status_note(status: Option<&str>) -> String {
     status.map_or_else(String::new, |status| format!(": {status}"))
 }
 
-/// The address-space limit, named only where it may be the cause: the implementation died
+/// The memory limit, named only where it may be the cause: the implementation died
 /// silently or by a signal, or what it printed speaks of memory. Named always, it sent
 /// users after memory for a `bad option` or a file Node could not find.
 fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> String {
@@ -119,9 +119,8 @@ fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> St
             .any(|word| printed.contains(word));
     match limit_mib {
         Some(mib) if may_be_memory => format!(
-            "; it ran under an address-space limit of {mib} MiB, which runtimes that reserve \
-             memory at start-up (a JVM, say) cannot start under: if that is the cause, raise it \
-             with --memory-mib (0 for no limit)"
+            "; it ran under a memory limit of {mib} MiB (of private writable memory, \
+             RLIMIT_DATA): if that is the cause, raise it with --memory-mib (0 for no limit)"
         ),
         _ => String::new(),
     }
@@ -267,7 +266,7 @@ mod tests {
             status: Some("it was killed by signal 9".into()),
             memory_limit_mib: Some(512),
         };
-        assert!(silent.headline().contains("address-space limit of 512 MiB"));
+        assert!(silent.headline().contains("memory limit of 512 MiB"));
         let timeout = StartError::Timeout {
             seconds: 10.0,
             output: "a line; it printed: with the old marker in it".into(),
