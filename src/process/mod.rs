@@ -237,6 +237,11 @@ impl Child {
         }
     }
 
+    /// The last bytes the child wrote to stdout alone.
+    pub fn stdout_tail(&self) -> String {
+        lock(&self.stdout).text()
+    }
+
     /// Waits up to the deadline for the child to exit by itself; kills it otherwise.
     pub fn finish(&mut self, deadline: Instant) -> Option<ExitStatus> {
         while Instant::now() < deadline {

@@ -309,3 +309,27 @@ fn the_java_adapter_skeleton_conforms_under_the_default_limits() {
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["implementation"]["language"], "java");
 }
+
+/// A `--cmd` program that never completes the handshake is told the likely cause: a hello
+/// written to stdout (the wrong descriptor), a reply left in a buffer it never flushes, or
+/// a wait for the hello on stdin, which is at its end; none of them is blamed on memory.
+#[test]
+fn a_program_that_never_answers_the_handshake_is_told_the_likely_cause() {
+    let hello_on_stdout = r#"python3 -c 'import time; print("{\"type\": \"hello\", \"protocol\": 2}", flush=True); time.sleep(30)'"#;
+    let never_flushed =
+        r#"python3 -c 'import os, time; f = os.fdopen(4, "w"); f.write("{}\n"); time.sleep(30)'"#;
+    let reads_stdin = "sh -c 'read line || exit 0'";
+    let runs = [
+        (hello_on_stdout, "wrote a protocol message to stdout"),
+        (never_flushed, "flush after each message"),
+        (reads_stdin, "waits for the hello on stdin"),
+    ];
+    let outputs = crate::common::in_lanes(&runs, 3, |(command, _)| {
+        let args = ["check", "--cmd", command, "--startup-timeout", "1"];
+        stdout(&parcall(&[&args[..], &["--color", "never"]].concat()))
+    });
+    for ((command, cause), text) in runs.iter().zip(outputs) {
+        assert!(text.contains(cause), "{command}: {text}");
+        assert!(!text.contains("memory limit"), "{command}: {text}");
+    }
+}
