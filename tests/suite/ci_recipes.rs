@@ -315,7 +315,10 @@ fn the_java_adapter_skeleton_conforms_under_the_default_limits() {
 /// a wait for the hello on stdin, which is at its end; none of them is blamed on memory.
 #[test]
 fn a_program_that_never_answers_the_handshake_is_told_the_likely_cause() {
-    let hello_on_stdout = r#"python3 -c 'import time; print("{\"type\": \"hello\", \"protocol\": 2}", flush=True); time.sleep(30)'"#;
+    // A shell starts at once, so the hello is on stdout well before the deadline; it then
+    // reads the requests and waits for more, as a program would wait for its first case.
+    let hello_on_stdout =
+        r#"sh -c 'echo "{\"type\": \"hello\", \"protocol\": 2}"; while read line; do :; done <&3'"#;
     let never_flushed =
         r#"python3 -c 'import os, time; f = os.fdopen(4, "w"); f.write("{}\n"); time.sleep(30)'"#;
     let reads_stdin = "sh -c 'read line || exit 0'";
@@ -325,7 +328,7 @@ fn a_program_that_never_answers_the_handshake_is_told_the_likely_cause() {
         (reads_stdin, "waits for the hello on stdin"),
     ];
     let outputs = crate::common::in_lanes(&runs, 3, |(command, _)| {
-        let args = ["check", "--cmd", command, "--startup-timeout", "1"];
+        let args = ["check", "--cmd", command, "--startup-timeout", "2"];
         stdout(&parcall(&[&args[..], &["--color", "never"]].concat()))
     });
     for ((command, cause), text) in runs.iter().zip(outputs) {
