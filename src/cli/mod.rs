@@ -7,6 +7,7 @@ pub mod exit;
 mod grade;
 mod mutate;
 mod progress;
+mod reference_cmd;
 mod report_file;
 mod spec_cmd;
 pub mod values;
@@ -58,18 +59,57 @@ pub enum Command {
     /// Say which of `parcall grade`'s protections are active on this machine, and why not.
     Doctor,
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
-    /// `parcall check --cmd "parcall reference"` must pass.
+    /// `parcall check --cmd "parcall reference"` must pass. `parcall reference key '{"b": 1, "a": 1.0}'`
+    /// prints the cache key the reference computes for an args object instead.
     Reference(ReferenceArgs),
     /// Read the specification without running anything.
     #[command(subcommand)]
     Spec(SpecCommand),
 }
 
-/// `parcall reference`.
+/// `parcall reference`: with no subcommand, the reference served over the protocol.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ReferenceArgs {
+    #[command(subcommand)]
+    pub command: Option<ReferenceCommand>,
     /// The number model to declare in the handshake and run by: `float64` serves the
     /// reference as a runtime whose numbers are all doubles does (RULES E).
+    #[arg(long, value_enum, value_name = "MODEL", default_value_t)]
+    pub number_model: crate::json::NumberModel,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReferenceCommand {
+    /// Print the cache key the reference computes for an args object (RULES B1, B2):
+    /// `json.dumps(args, sort_keys=True)`, or with `--tool NAME` the whole key
+    /// `NAME(...)`, to test an implementation's keying function alone.
+    ///
+    /// `parcall reference key '{"b": 1, "a": 1.0}'` prints `{"a": 1.0, "b": 1}`.
+    #[command(after_help = KEY_EXIT_HELP)]
+    Key(KeyArgs),
+}
+
+/// `parcall reference key`'s exit codes.
+const KEY_EXIT_HELP: &str = "\
+Exit codes:
+  0  the key was printed
+  2  the args are not a JSON object in Python's dialect (the message says what and where),
+     or a bad flag";
+
+/// `parcall reference key`.
+#[derive(Debug, clap::Args)]
+pub struct KeyArgs {
+    /// The args object as JSON text in Python's dialect (`NaN`, `Infinity` allowed); `-`
+    /// reads it from stdin.
+    #[arg(value_name = "ARGS", allow_hyphen_values = true)]
+    pub args: String,
+    /// Print the whole key of a call to this tool, `NAME(args)`, the name verbatim (RULES
+    /// B9).
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// The number model to key by: `float64` writes numbers as ECMAScript does, `1.0` as
+    /// `1` (RULES E).
     #[arg(long, value_enum, value_name = "MODEL", default_value_t)]
     pub number_model: crate::json::NumberModel,
 }
@@ -117,7 +157,8 @@ pub struct GradeArgs {
     /// Seconds one case may take.
     #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
     pub timeout: Duration,
-    /// Address-space limit per submission in MiB (at least 16).
+    /// Memory each submission may use in MiB (at least 16): its control group's limit, or
+    /// where there is none, each process's private writable memory (RLIMIT_DATA).
     #[arg(long, value_name = "MIB", default_value = "1024", value_parser = values::mib_at_least_16)]
     pub memory_mib: u64,
     /// CPU seconds per submission process.
@@ -280,8 +321,9 @@ pub struct ProcessArgs {
     /// Seconds start-up (import included) may take.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
     pub startup_timeout: Duration,
-    /// Address-space limit of the implementation in MiB (0: none). Reaching it counts as
-    /// a crash.
+    /// Memory the implementation may use in MiB (0: none), as each process's private
+    /// writable memory (RLIMIT_DATA), not the address space a JVM reserves. Reaching it
+    /// counts as a crash.
     #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
     pub memory_mib: u64,
     /// Pass this environment variable to the implementation too (repeatable). By default
@@ -360,7 +402,7 @@ pub struct MutateArgs {
     /// Seconds start-up (import included) may take.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
     pub startup_timeout: Duration,
-    /// Address-space limit of each mutant in MiB (0: none).
+    /// Memory each mutant may use in MiB (0: none), as RLIMIT_DATA.
     #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
     pub memory_mib: u64,
 }
@@ -500,10 +542,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Grade(args) => grade::run(*args),
         Command::Mutate(args) => mutate::run(*args),
         Command::Doctor => finished_if_reader_left(grade::doctor()),
-        Command::Reference(args) => {
-            crate::subject::server::serve_from_environment(args.number_model)?;
-            Ok(exit::SUCCESS)
-        }
+        Command::Reference(args) => reference_cmd::run(args),
     }
 }
 

@@ -164,9 +164,9 @@ impl Capabilities {
                 name: "memory limit per process",
                 active: limits.memory_bytes.is_some() && !grouped,
                 detail: if grouped {
-                    "replaced by the memory limit of its control group (an address-space limit fails thread pools)".into()
+                    "replaced by the memory limit of its control group (a limit per process counts each thread's stack)".into()
                 } else {
-                    limit(limits.memory_bytes.map(|b| b >> 20), "MiB of address space")
+                    limit(limits.memory_bytes.map(|b| b >> 20), "MiB of private writable memory (RLIMIT_DATA)")
                 },
             },
             Protection { name: "CPU time limit", active: limits.cpu_seconds.is_some(), detail: limit(limits.cpu_seconds, "s") },

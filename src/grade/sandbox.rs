@@ -216,8 +216,8 @@ impl Sandbox {
     }
 
     /// The limits a submission's processes run with. Where its control group bounds the
-    /// memory of all of them, there is no address-space limit: that limit counts what threads
-    /// reserve for their stacks, not what they use, and failed a thread pool that a machine
+    /// memory of all of them, there is no limit per process: that limit counts every
+    /// thread's stack whole, not what it uses, and could fail a thread pool that a machine
     /// with the memory runs (so `check` passed what `grade` failed).
     fn launch_limits(&self) -> Limits {
         let grouped = self.cgroups.is_some();

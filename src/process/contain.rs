@@ -250,10 +250,15 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
             continue;
         }
         let named = cwd.join(word);
-        if !named.is_file() {
+        // A folder named as an argument is copied whole: a class path (`java -cp out Main`)
+        // names the folder of the classes, never a file.
+        let copy = if named.is_file() {
+            own_files(&named, &cwd)
+        } else if index > 0 && named.is_dir() {
+            own_files(&named.join("-"), &cwd)
+        } else {
             continue;
-        }
-        let copy = own_files(&named, &cwd);
+        };
         if !copies.iter().any(|c| copy.path().starts_with(c.path())) {
             copies.push(copy);
         }

@@ -38,7 +38,12 @@ pub const PROTOCOL_FDS_VARIABLE: &str = "PARCALL_PROTOCOL_FDS";
 /// What the child may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Address-space limit (RLIMIT_AS) in bytes.
+    /// Memory limit in bytes, applied as RLIMIT_DATA: the private writable memory the
+    /// process maps (heap, anonymous mappings, thread stacks), that is what it uses. Not
+    /// RLIMIT_AS, which counts what it reserves: a JVM, Go and .NET reserve gigabytes of
+    /// address space at start-up (a JVM's 1 GiB compressed class space) and could not start
+    /// under a limit they would never use. Memory mapped shared escapes this limit; a
+    /// control group (`parcall grade`) bounds it too.
     pub memory_bytes: Option<u64>,
     /// The longest protocol line accepted, in bytes.
     pub max_line_bytes: usize,
@@ -232,6 +237,11 @@ impl Child {
         }
     }
 
+    /// The last bytes the child wrote to stdout alone.
+    pub fn stdout_tail(&self) -> String {
+        lock(&self.stdout).text()
+    }
+
     /// Waits up to the deadline for the child to exit by itself; kills it otherwise.
     pub fn finish(&mut self, deadline: Instant) -> Option<ExitStatus> {
         while Instant::now() < deadline {
@@ -306,7 +316,7 @@ fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> 
         };
         libc::setrlimit(libc::RLIMIT_CORE, &no_core);
         let resources = [
-            (libc::RLIMIT_AS, limits.memory_bytes),
+            (libc::RLIMIT_DATA, limits.memory_bytes),
             (libc::RLIMIT_CPU, limits.cpu_seconds),
             (libc::RLIMIT_NPROC, limits.processes),
             (libc::RLIMIT_FSIZE, limits.file_bytes),

@@ -140,7 +140,7 @@ impl Conversation {
                     return Some(past_a_bound(&excess));
                 }
                 // A batch that raised because memory ran out (Python's `MemoryError`, raised
-                // when an allocation fails under the address-space limit) is a crash: the
+                // when an allocation fails under the memory limit) is a crash: the
                 // process is restarted, and it counts toward giving up.
                 if message.starts_with("MemoryError") {
                     return Some(failed(Answer::Crash {

@@ -15,13 +15,17 @@ pub enum StartError {
     Timeout {
         seconds: f64,
         output: String,
+        /// Whether what it wrote to stdout looks like a protocol message: it talks on the
+        /// wrong descriptor.
+        hello_on_stdout: bool,
     },
     Exited {
         output: String,
+        hello_on_stdout: bool,
         /// How it ended ("it exited with status 2"), when that is known.
         status: Option<String>,
-        /// The address-space limit it ran under, when there was one: runtimes that reserve
-        /// memory up front (a JVM) die at start-up under a limit they would never use.
+        /// The memory limit it ran under, when there was one: a runtime whose start-up
+        /// needs more (a JVM told a larger `-Xms`, say) dies before the handshake.
         memory_limit_mib: Option<u64>,
     },
     Protocol {
@@ -60,17 +64,32 @@ impl StartError {
             StartError::Spawn { program, message } => {
                 format!("cannot start `{program}`: {message}")
             }
-            StartError::Timeout { seconds, .. } => format!(
-                "the implementation did not answer the handshake within {seconds:.1}s (a hang at import?)"
+            StartError::Timeout {
+                seconds,
+                hello_on_stdout,
+                ..
+            } => format!(
+                "the implementation did not answer the handshake within {seconds:.1}s{}",
+                if *hello_on_stdout {
+                    STDOUT_NOTE
+                } else {
+                    "; nothing arrived on its reply descriptor before the deadline: a hang at \
+                     import, or output it buffers (flush after each message)"
+                }
             ),
             StartError::Exited {
                 output,
+                hello_on_stdout,
                 status,
                 memory_limit_mib,
             } => format!(
                 "the implementation ended before the handshake{}{}",
                 status_note(status.as_deref()),
-                memory_note(output, status.as_deref(), *memory_limit_mib)
+                if *hello_on_stdout {
+                    STDOUT_NOTE.to_owned()
+                } else {
+                    end_note(output, status.as_deref(), *memory_limit_mib)
+                }
             ),
             StartError::Protocol { message } => {
                 format!("the implementation broke the protocol during the handshake: {message}")
@@ -107,21 +126,47 @@ fn status_note(status: Option<&str>) -> String {
     status.map_or_else(String::new, |status| format!(": {status}"))
 }
 
-/// The address-space limit, named only where it may be the cause: the implementation died
-/// silently or by a signal, or what it printed speaks of memory. Named always, it sent
-/// users after memory for a `bad option` or a file Node could not find.
+/// A program that writes the protocol on stdout: the runner never reads it there.
+const STDOUT_NOTE: &str = "; it wrote a protocol message to stdout, where the runner never \
+    reads it: read requests from fd 3 and write replies to fd 4 (PARCALL_PROTOCOL_FDS, \
+    conformance/PROTOCOL.md)";
+
+/// Whether a program's stdout holds what looks like a protocol message (a hello, say).
+pub(crate) fn looks_like_protocol(stdout: &str) -> bool {
+    stdout
+        .lines()
+        .any(|line| line.trim_start().starts_with('{') && line.contains("\"type\""))
+}
+
+/// Why a program may have ended before the handshake. One that ended by itself with status
+/// 0 and printed nothing most likely read the hello from stdin, found its end (stdin is
+/// /dev/null) and stopped: that, not memory, is the likely cause.
+fn end_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> String {
+    let clean_exit = status.is_some_and(|s| s.ends_with("exited with status 0"));
+    if clean_exit && output.trim().is_empty() {
+        return "; it wrote nothing on its reply descriptor: a program that waits for the \
+                hello on stdin finds its end there (stdin is /dev/null); read requests from fd \
+                3 and write replies to fd 4 (PARCALL_PROTOCOL_FDS, conformance/PROTOCOL.md)"
+            .into();
+    }
+    memory_note(output, status, limit_mib)
+}
+
+/// The memory limit, named only where it may be the cause: the implementation died
+/// silently (not by a clean exit) or by a signal, or what it printed speaks of memory. Named
+/// always, it sent users after memory for a `bad option` or a file Node could not find.
 fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> String {
     let printed = output.to_lowercase();
-    let may_be_memory = output.trim().is_empty()
+    let clean_exit = status.is_some_and(|s| s.ends_with("exited with status 0"));
+    let may_be_memory = (output.trim().is_empty() && !clean_exit)
         || status.is_some_and(|s| s.contains("killed by signal"))
         || ["memory", "alloc", "heap", "reserve"]
             .iter()
             .any(|word| printed.contains(word));
     match limit_mib {
         Some(mib) if may_be_memory => format!(
-            "; it ran under an address-space limit of {mib} MiB, which runtimes that reserve \
-             memory at start-up (a JVM, say) cannot start under: if that is the cause, raise it \
-             with --memory-mib (0 for no limit)"
+            "; it ran under a memory limit of {mib} MiB (of private writable memory, \
+             RLIMIT_DATA): if that is the cause, raise it with --memory-mib (0 for no limit)"
         ),
         _ => String::new(),
     }
@@ -159,6 +204,7 @@ impl Session {
                 return Err(StartError::Timeout {
                     seconds: startup.as_secs_f64(),
                     output: child.output_tail(),
+                    hello_on_stdout: looks_like_protocol(&child.stdout_tail()),
                 });
             }
             Received::Event(Event::Closed) => {
@@ -167,6 +213,7 @@ impl Session {
                 return Err(StartError::Exited {
                     status: status.map(super::describe_exit),
                     output: child.output_tail(),
+                    hello_on_stdout: looks_like_protocol(&child.stdout_tail()),
                     memory_limit_mib: launch.limits.memory_bytes.map(|bytes| bytes >> 20),
                 });
             }
@@ -255,6 +302,7 @@ mod tests {
             .ends_with("; it printed:\nloading\nValueError: looks like a cause"));
         let exited = StartError::Exited {
             output: "Node.js v20.1.0".into(),
+            hello_on_stdout: false,
             status: Some("it exited with status 1".into()),
             memory_limit_mib: None,
         };
@@ -264,17 +312,21 @@ mod tests {
         );
         let silent = StartError::Exited {
             output: String::new(),
+            hello_on_stdout: false,
             status: Some("it was killed by signal 9".into()),
             memory_limit_mib: Some(512),
         };
-        assert!(silent.headline().contains("address-space limit of 512 MiB"));
+        assert!(silent.headline().contains("memory limit of 512 MiB"));
         let timeout = StartError::Timeout {
             seconds: 10.0,
             output: "a line; it printed: with the old marker in it".into(),
+            hello_on_stdout: false,
         };
         assert_eq!(
             timeout.headline(),
-            "the implementation did not answer the handshake within 10.0s (a hang at import?)"
+            "the implementation did not answer the handshake within 10.0s; nothing arrived on \
+             its reply descriptor before the deadline: a hang at import, or output it buffers \
+             (flush after each message)"
         );
     }
 }

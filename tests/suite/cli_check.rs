@@ -32,6 +32,51 @@ fn the_reference_served_over_the_protocol_conforms() {
     assert_eq!(report["implementation"]["language"], "rust");
 }
 
+/// `parcall reference key` prints what an implementation's keying function must produce,
+/// from an argument or from stdin, under either number model.
+#[test]
+fn reference_key_prints_the_canonical_key_of_an_args_object() {
+    let key = |args: &[&str]| {
+        let mut all = vec!["reference", "key"];
+        all.extend(args);
+        let output = parcall(&all);
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        stdout(&output)
+    };
+    assert_eq!(key(&[r#"{"b": 1, "a": 1.0}"#]), "{\"a\": 1.0, \"b\": 1}\n");
+    assert_eq!(
+        key(&[
+            "--tool",
+            "search",
+            r#"{"q": "é😀", "n": [1e400, NaN, 1E2, -0]}"#
+        ]),
+        "search({\"n\": [Infinity, NaN, 100.0, 0], \"q\": \"\\u00e9\\ud83d\\ude00\"})\n"
+    );
+    assert_eq!(
+        key(&[
+            "--number-model",
+            "float64",
+            r#"{"a": 1.0, "b": [1e21, 1e-7]}"#
+        ]),
+        "{\"a\": 1, \"b\": [1e+21, 1e-7]}\n"
+    );
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["reference", "key", "--tool", "f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    piped
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"z\": {\"y\": 2, \"x\": 1}}\n")
+        .unwrap();
+    let output = piped.wait_with_output().unwrap();
+    assert_eq!(stdout(&output), "f({\"z\": {\"x\": 1, \"y\": 2}})\n");
+}
+
 /// The requirements a report does not count as met, among those the default rubric scores
 /// (the sandbox's and the MAYs earn nothing).
 fn lost_requirements(report: &serde_json::Value) -> Vec<String> {
@@ -324,6 +369,9 @@ fn results_that_are_not_json_are_a_clear_per_case_failure() {
 #[case::empty_selection(&["check", "conformance/examples/python/solution.py", "--case", "nothing-*"], "select no case")]
 #[case::invalid_spec(&["check", "conformance/examples/python/solution.py", "--spec", "/nonexistent"], "invalid spec")]
 #[case::bad_flag(&["check", "--frobnicate"], "unexpected argument")]
+#[case::key_of_invalid_json(&["reference", "key", r#"{"a": }"#], "not JSON in Python's dialect: expecting a value at line 1 column 7")]
+#[case::key_of_a_list(&["reference", "key", "[1]"], "must be a JSON object")]
+#[case::key_with_the_server_flag(&["reference", "--number-model", "float64", "key", "{}"], "cannot be used with")]
 fn usage_errors_exit_2_and_say_what_is_wrong(#[case] args: &[&str], #[case] message: &str) {
     let output = parcall(args);
     let stderr = String::from_utf8_lossy(&output.stderr);

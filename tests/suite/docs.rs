@@ -358,6 +358,7 @@ fn the_examples_of_the_help_are_in_the_guides() {
         &["mutate", "--help"],
         &["doctor", "--help"],
         &["reference", "--help"],
+        &["reference", "key", "--help"],
         &["spec", "--help"],
         &["spec", "export", "--help"],
     ];

@@ -140,6 +140,21 @@ const NAN: &str = r#"{"function": "run_parallel_calls", "topic": "nan", "cases":
                 "invocations": [{"name": "t", "args": {"x": NaN}}, {"name": "t", "args": {"x": Infinity}}, {"name": "t", "args": {"x": null}}]}]}]}
 "#;
 
+/// `__proto__` is an ordinary key and an ordinary tool name in JSON; a JavaScript object
+/// built by assignment turns it into the object's prototype and loses it, so `{"__proto__":
+/// 1}` and `{}` would look like one call.
+const PROTO: &str = r#"{"function": "run_parallel_calls", "topic": "proto", "cases": [
+  {"id": "proto-001", "description": "__proto__ is an argument key and a tool name like any other.", "requirements": ["DEDUP-KEY-LITERALS"],
+   "tools": {"t": {"responses": [{"answers": [{"type": "return", "value": "ok"}]}]},
+             "__proto__": {"responses": [{"answers": [{"type": "return", "value": {"__proto__": 2}}]}]}},
+   "batches": [{"calls": [{"name": "t", "args": {"__proto__": 1}}, {"name": "t", "args": {}}, {"name": "t", "args": {"__proto__": {"x": 1}}},
+                          {"name": "__proto__", "args": {"a": 1}}],
+                "expected": {"t({\"__proto__\": 1})": "ok", "t({})": "ok", "t({\"__proto__\": {\"x\": 1}})": "ok",
+                             "__proto__({\"a\": 1})": {"__proto__": 2}},
+                "invocations": [{"name": "t", "args": {"__proto__": 1}}, {"name": "t", "args": {}}, {"name": "t", "args": {"__proto__": {"x": 1}}},
+                                {"name": "__proto__", "args": {"a": 1}}]}]}]}
+"#;
+
 #[test]
 fn look_alike_values_reach_the_implementation_as_distinct_requests() {
     let spec = spec_with(
@@ -147,12 +162,14 @@ fn look_alike_values_reach_the_implementation_as_distinct_requests() {
         &[
             ("cases/execute_tool_calls/zeros.json", ZEROS),
             ("cases/run_parallel_calls/nan.json", NAN),
+            ("cases/run_parallel_calls/proto.json", PROTO),
         ],
     );
     let reference = format!("{} reference", env!("CARGO_BIN_EXE_parcall"));
     for target in [
         vec!["--cmd", reference.as_str()],
         vec![&*example("solution")],
+        vec!["conformance/examples/javascript/solution.mjs"],
     ] {
         let mut args = vec!["check"];
         args.extend(&target);
@@ -163,10 +180,12 @@ fn look_alike_values_reach_the_implementation_as_distinct_requests() {
             "zeros-*",
             "--case",
             "nan-*",
+            "--case",
+            "proto-*",
         ]);
         let (code, report) = json_report(&args);
         assert_eq!(code, 0, "{target:?}: {report:#}");
-        assert_eq!(report["summary"]["passed"], 2, "{report:#}");
+        assert_eq!(report["summary"]["passed"], 3, "{report:#}");
     }
 }
 

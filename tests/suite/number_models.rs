@@ -317,3 +317,23 @@ fn an_in_process_subject_is_judged_by_the_number_model_it_declares() {
         "{charged:?}"
     );
 }
+
+/// What conformance/PROTOCOL.md ("Languages") tells a Rust implementer about serde_json
+/// with its default features (this crate builds it with no number feature), checked so the
+/// advice stays true: `1e400` is refused, the default float reader can be one ulp off, and
+/// lists and objects nested 128 deep are refused (127 are read).
+#[test]
+fn serde_json_with_default_features_behaves_as_the_protocol_says() {
+    use serde_json::Value;
+    let overflow = serde_json::from_str::<Value>(r#"{"a": 1e400}"#).unwrap_err();
+    assert!(overflow.to_string().contains("out of range"), "{overflow}");
+    let literal = "123456789.12345679";
+    let read: f64 = serde_json::from_str(literal).unwrap();
+    let exact: f64 = literal.parse().unwrap();
+    assert_eq!(parcall::json::python_repr(exact), literal);
+    assert_eq!(parcall::json::python_repr(read), "123456789.1234568");
+    let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    assert!(serde_json::from_str::<Value>(&nested(127)).is_ok());
+    let deep = serde_json::from_str::<Value>(&nested(128)).unwrap_err();
+    assert!(deep.to_string().contains("recursion limit"), "{deep}");
+}

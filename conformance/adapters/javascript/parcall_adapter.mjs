@@ -29,6 +29,17 @@ delete process.env.PARCALL_PROTOCOL_FDS;
 const SOURCE = new WeakMap();
 const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?/y;
 
+// A member as an own property, whatever its key: assigning `__proto__` would set the
+// object's prototype instead and lose the member (`{"__proto__": 1}` would read as `{}`).
+// Objects keep Object.prototype, so a module may call their methods as usual.
+function defineMember(object, key, member) {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, { value: member, writable: true, enumerable: true, configurable: true });
+  } else {
+    object[key] = member;
+  }
+}
+
 function parse(text) {
   let i = 0;
   const ws = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
@@ -43,7 +54,7 @@ function parse(text) {
         for (;;) {
           ws(); const key = string(); ws();
           if (text[i++] !== ":") fail("expected ':'");
-          object[key] = value(); ws();
+          defineMember(object, key, value()); ws();
           if (text[i] === ",") { i++; continue; }
           if (text[i++] === "}") break;
           fail("expected ',' or '}'");

@@ -253,9 +253,10 @@ fn direct_needs(program: &Path, depth: usize) -> Result<Vec<PathBuf>, String> {
             paths.extend(libraries(&real)?);
             if let Some(prefix) = installation(&real) {
                 // What it loads from there as it runs, and the libraries those need.
-                for object in shared_objects(&prefix, 0).into_iter().take(MAX_OBJECTS) {
+                for object in shared_objects(&prefix).into_iter().take(MAX_OBJECTS) {
                     paths.extend(libraries(&object)?);
                 }
+                paths.extend(linked_outside(&prefix));
                 paths.push(prefix);
             }
         }
@@ -276,11 +277,33 @@ fn installation(real: &Path) -> Option<PathBuf> {
     (!system.iter().any(|s| prefix == Path::new(s))).then(|| prefix.to_owned())
 }
 
+/// The files that links inside an installation lead to outside it, a few levels deep: a
+/// distribution's JDK keeps its configuration in `/etc` (Debian's `conf/security/java.security`
+/// is a link to `/etc/java-17-openjdk/`), without which the JVM cannot start.
+fn linked_outside(prefix: &Path) -> Vec<PathBuf> {
+    entries_under(prefix, 0, &|path, kind| {
+        kind.is_symlink()
+            && std::fs::canonicalize(path)
+                .is_ok_and(|target| !target.starts_with(prefix) && target.is_file())
+    })
+}
+
 /// The shared objects of an installation asked for their libraries, at most.
 const MAX_OBJECTS: usize = 200;
 
 /// The `.so` files under `dir`, a few levels deep.
-fn shared_objects(dir: &Path, depth: usize) -> Vec<PathBuf> {
+fn shared_objects(dir: &Path) -> Vec<PathBuf> {
+    entries_under(dir, 0, &|path, kind| {
+        kind.is_file() && path.extension().is_some_and(|e| e == "so")
+    })
+}
+
+/// The entries under `dir`, at most four folders deep, that `keep` keeps, sorted.
+fn entries_under(
+    dir: &Path,
+    depth: usize,
+    keep: &dyn Fn(&Path, std::fs::FileType) -> bool,
+) -> Vec<PathBuf> {
     let mut found = Vec::new();
     if depth > 3 {
         return found;
@@ -291,8 +314,8 @@ fn shared_objects(dir: &Path, depth: usize) -> Vec<PathBuf> {
         };
         let path = entry.path();
         if kind.is_dir() {
-            found.extend(shared_objects(&path, depth + 1));
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "so") {
+            found.extend(entries_under(&path, depth + 1, keep));
+        } else if keep(&path, kind) {
             found.push(path);
         }
     }
