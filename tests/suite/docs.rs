@@ -350,7 +350,7 @@ fn the_examples_of_the_help_are_in_the_guides() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    let commands: [&[&str]; 9] = [
+    let commands: [&[&str]; 10] = [
         &["--help"],
         &["check", "--help"],
         &["compare", "--help"],
