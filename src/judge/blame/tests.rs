@@ -283,3 +283,16 @@ fn a_tool_found_on_a_javascript_object_s_prototype_is_charged_to_the_unknown_too
     let blame = blame_output("dedup-unknown-006", &output, None);
     assert_eq!(blame.charged(), vec![ids::DEDUP_UNKNOWN_TOOL], "{blame:?}");
 }
+
+#[test]
+fn keys_in_a_javascript_object_s_order_are_charged_to_the_order_rule_alone() {
+    // A JavaScript object lists integer-like keys first, in numeric order, so both calls
+    // of dedup-key-019 (written in two orders) get the one key that neither order explains.
+    let output = expected_with(
+        "dedup-key-019",
+        r#"f({\"1\": {\"10\": false, \"9\": true}, \"10\": 2, \"9\": 1, \"a\": 3})"#,
+        r#"f({\"1\": {\"9\": true, \"10\": false}, \"9\": 1, \"10\": 2, \"a\": 3})"#,
+    );
+    let blame = blame_output("dedup-key-019", &output, None);
+    assert_eq!(blame.charged(), vec![ids::DEDUP_KEY_ORDER], "{blame:?}");
+}
