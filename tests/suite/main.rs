@@ -21,6 +21,7 @@ mod docs;
 mod edge_cases;
 mod false_failures;
 mod fuzz;
+mod generated_corners;
 mod grade;
 mod grade_languages;
 mod grade_layout;

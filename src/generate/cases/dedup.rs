@@ -3,6 +3,7 @@
 
 use super::super::calls::EQUIVALENT;
 use super::super::values::{args, deep_args, permute_keys, tricky_string, value};
+use super::corners::corner_calls;
 use super::{batch_count, hold_in_flight, latency, racing_dedup_calls, GeneratedInput};
 use crate::json::{Object, Value};
 use crate::spec::{Answer, ExceptionClass, Response, ToolScript};
@@ -66,8 +67,15 @@ pub(super) fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
         ),
         1..5,
     );
-    (drawn, prop::option::weighted(0.2, number_twins())).prop_map(|(mut distinct, twins)| {
+    // Strata random args almost never reach: about one case in five has number twins, and
+    // one in four a corner (four kinds), so each shows some twenty times in a default run.
+    let strata = (
+        prop::option::weighted(0.2, number_twins()),
+        prop::option::weighted(0.25, corner_calls()),
+    );
+    (drawn, strata).prop_map(|(mut distinct, (twins, corners))| {
         distinct.extend(twins.unwrap_or_default());
+        distinct.extend(corners.unwrap_or_default());
         distinct
     })
 }

@@ -9,10 +9,12 @@ use indexmap::IndexMap;
 use proptest::prelude::*;
 use std::collections::HashSet;
 
+mod corners;
 mod dedup;
 mod exec;
 mod variants;
 
+pub use corners::INHERITED_NAMES;
 pub use dedup::dedup_input;
 pub use exec::exec_input;
 pub use variants::variant_input;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::json::{parse, Value};
+use crate::json::{parse, Style, Value};
 use crate::judge::expected_runs;
 use crate::spec::Spec;
 
@@ -247,4 +247,52 @@ fn a_diagnosis_never_shows_parcalls_own_answer_as_the_implementations_text() {
         assert!(quoted.contains("lookup_doc({})"), "{quoted}");
     }
     assert_eq!(quote_str("plain"), "\"plain\"");
+}
+
+/// The expected output of a spec case's first batch as JSON text, with `from` replaced.
+fn expected_with(case_id: &str, from: &str, to: &str) -> String {
+    let spec = Spec::embedded().unwrap();
+    let case = spec.cases.iter().find(|c| c.id() == case_id).unwrap();
+    let output = crate::json::dumps(&expected_runs(&case.case)[0].output, Style::PYTHON);
+    assert!(output.contains(from), "{output}");
+    output.replace(from, to)
+}
+
+#[test]
+fn a_power_of_two_written_with_an_extra_digit_is_charged_to_the_float_rule() {
+    // The key reader finds no departure that writes 7.1202363472230444e-307; read back,
+    // the key holds the call's own float, spelled with a digit more than its repr.
+    let output = expected_with(
+        "dedup-number-028",
+        "7.120236347223045e-307",
+        "7.1202363472230444e-307",
+    );
+    let blame = blame_output("dedup-number-028", &output, None);
+    assert_eq!(blame.charged(), vec![ids::DEDUP_NUMBER_FLOAT], "{blame:?}");
+    assert!(blame.charges[0].diagnosis.contains("spelled"), "{blame:?}");
+}
+
+#[test]
+fn a_tool_found_on_a_javascript_object_s_prototype_is_charged_to_the_unknown_tool_rule() {
+    // `tools[name]` finds Object.prototype.constructor, which returns its argument.
+    let output = expected_with(
+        "dedup-unknown-006",
+        r#""error: unknown tool 'constructor'""#,
+        "{}",
+    );
+    let blame = blame_output("dedup-unknown-006", &output, None);
+    assert_eq!(blame.charged(), vec![ids::DEDUP_UNKNOWN_TOOL], "{blame:?}");
+}
+
+#[test]
+fn keys_in_a_javascript_object_s_order_are_charged_to_the_order_rule_alone() {
+    // A JavaScript object lists integer-like keys first, in numeric order, so both calls
+    // of dedup-key-019 (written in two orders) get the one key that neither order explains.
+    let output = expected_with(
+        "dedup-key-019",
+        r#"f({\"1\": {\"10\": false, \"9\": true}, \"10\": 2, \"9\": 1, \"a\": 3})"#,
+        r#"f({\"1\": {\"9\": true, \"10\": false}, \"9\": 1, \"10\": 2, \"a\": 3})"#,
+    );
+    let blame = blame_output("dedup-key-019", &output, None);
+    assert_eq!(blame.charged(), vec![ids::DEDUP_KEY_ORDER], "{blame:?}");
 }

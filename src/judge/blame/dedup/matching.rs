@@ -84,9 +84,18 @@ impl Batch<'_> {
             if given[i].is_some() {
                 continue;
             }
+            // The entry another call of the same canonical key was given may hold this
+            // call's args too, in an order no way of writing names for this call's order (a
+            // JavaScript object lists integer-like keys first, however they were written).
+            let same_call: Vec<String> = (0..self.written.len())
+                .filter(|&j| j != i && canonical[j] == canonical[i])
+                .filter_map(|j| given[j].as_ref().map(|(k, _)| k.clone()))
+                .collect();
             given[i] = unread
                 .iter()
-                .filter_map(|k| read_back(self.model, call, k).map(|d| (k.to_string(), vec![d])))
+                .map(|k| k.as_str())
+                .chain(same_call.iter().map(String::as_str))
+                .filter_map(|k| read_back(self.model, call, k).map(|d| (k.to_owned(), vec![d])))
                 .min_by_key(|(k, _)| k.len().abs_diff(canonical[i].len()));
         }
     }

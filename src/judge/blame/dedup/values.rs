@@ -4,6 +4,7 @@ use super::super::ids::*;
 use super::super::{quote, quote_str, Tally};
 use super::Batch;
 use super::{unknown_tool, Answer, Given};
+use crate::generate::cases::INHERITED_NAMES;
 use crate::json::Object;
 use std::collections::HashSet;
 
@@ -35,9 +36,13 @@ impl Batch<'_> {
                 if actual.as_str() == Some(expected.as_str()) {
                     tally.applies(DEDUP_UNKNOWN_TOOL);
                     tally.applies(DEDUP_RESULT_ENTRIES);
-                } else if !actual.as_str().is_some_and(|a| a.starts_with("error")) {
+                } else if !actual.as_str().is_some_and(|a| a.starts_with("error"))
+                    && !INHERITED_NAMES.contains(&call.name.as_str())
+                {
                     // A result, where no tool of that name exists in this call: what a
                     // cache kept from an earlier call (where the name was a tool) serves.
+                    // A name every JavaScript object inherits (`toString`) is the lookup
+                    // finding the prototype's member instead: the unknown-tool rule.
                     tally.breaks(
                         DEDUP_NO_STATE,
                         self.number,

@@ -24,7 +24,8 @@ pub(in crate::judge::blame) fn read_back(
     let args = Value::from(call.args.clone().unwrap_or(empty));
     if written == as_key_reads(model, &args) {
         // Same values: the text departs in how it orders keys, if it is canonical
-        // otherwise (the enumerated departures cover the rest).
+        // otherwise, or in how it spells numbers (the enumerated departures cover the
+        // rest).
         let canonical = dumps(&written, Style::canonical(model));
         let as_read = dumps(
             &written,
@@ -33,8 +34,10 @@ pub(in crate::judge::blame) fn read_back(
                 ..Style::PYTHON
             },
         );
-        return (as_read == args_text && canonical != args_text)
-            .then_some(Departure::ReadBack(DEDUP_KEY_ORDER));
+        if as_read == args_text {
+            return (canonical != args_text).then_some(Departure::ReadBack(DEDUP_KEY_ORDER));
+        }
+        return respelled_number(&as_read, args_text).map(Departure::Respelled);
     }
     let mut kinds = Vec::new();
     numbers_apart(model, &args, &written, &mut kinds).then_some(())?;
@@ -43,6 +46,64 @@ pub(in crate::judge::blame) fn read_back(
     } else {
         kinds.first().map(|k| Departure::ReadBack(k))
     }
+}
+
+/// The number rule a key departs from when `given` is `expected` (the same values, written
+/// in the same order) with some number spelled otherwise, such as a float with more digits
+/// than its shortest round trip: the rule of the first such number's kind. `None` when the
+/// texts differ anywhere else, or nowhere.
+fn respelled_number(expected: &str, given: &str) -> Option<&'static str> {
+    let (a, b) = (expected.as_bytes(), given.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    let mut in_string = false;
+    let mut rule = None;
+    while i < a.len() && j < b.len() {
+        if !in_string && starts_number(a[i]) && starts_number(b[j]) {
+            let (end_a, end_b) = (number_end(a, i), number_end(b, j));
+            if a[i..end_a] != b[j..end_b] {
+                let float = a[i..end_a]
+                    .iter()
+                    .any(|c| matches!(c, b'.' | b'e' | b'E' | b'I' | b'N'));
+                rule.get_or_insert(if float {
+                    DEDUP_NUMBER_FLOAT
+                } else {
+                    DEDUP_NUMBER_INT
+                });
+            }
+            (i, j) = (end_a, end_b);
+            continue;
+        }
+        if a[i] != b[j] {
+            return None;
+        }
+        // Inside a string an escaped character is copied as it is, quote included.
+        if in_string && a[i] == b'\\' {
+            if a.get(i + 1) != b.get(j + 1) {
+                return None;
+            }
+            (i, j) = (i + 2, j + 2);
+            continue;
+        }
+        if a[i] == b'"' {
+            in_string = !in_string;
+        }
+        (i, j) = (i + 1, j + 1);
+    }
+    (i == a.len() && j == b.len()).then_some(rule)?
+}
+
+/// Whether a byte outside a string starts a number (`Infinity` and `NaN` included; the
+/// literals `true`, `false` and `null` start in lowercase).
+fn starts_number(byte: u8) -> bool {
+    byte == b'-' || byte.is_ascii_digit() || byte == b'I' || byte == b'N'
+}
+
+/// Where the number starting at `start` ends: numbers hold only letters, digits and `+-.`.
+fn number_end(text: &[u8], start: usize) -> usize {
+    text[start..]
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))
+        .map_or(text.len(), |n| start + n)
 }
 
 /// Whether a number written in a key is plausibly the call's own, rounded or respelled:

@@ -180,7 +180,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         PythonLiterals => 6,
         OneNumberType | PythonNumbers | PythonFloats => 7,
         AbsentArgsNull | AbsentArgsEmpty => 8,
-        ReadBack(_) => 9,
+        ReadBack(_) | Respelled(_) => 9,
     };
     kind(a) == kind(b)
 }

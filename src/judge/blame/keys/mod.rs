@@ -50,6 +50,11 @@ pub(super) enum Departure {
     /// Found by reading the key back: the args it holds differ from the call's only in
     /// numbers (the requirement says which kind) or only in the order of keys somewhere.
     ReadBack(&'static str),
+    /// Found by reading the key back: it holds the call's own values, but a number is
+    /// spelled otherwise than the canonical key spells it (a float with digits past its
+    /// shortest round trip, `7.1202363472230444e-307` for `7.120236347223045e-307`): a
+    /// departure from the number rule of that number's kind, not from the key's format.
+    Respelled(&'static str),
 }
 
 impl Departure {
@@ -72,7 +77,9 @@ impl Departure {
             Departure::NotAscii | Departure::UppercaseHex => vec![DEDUP_KEY_ASCII],
             Departure::PythonLiterals => vec![DEDUP_KEY_LITERALS],
             Departure::AbsentArgsNull | Departure::AbsentArgsEmpty => vec![DEDUP_KEY_ARGS_DEFAULT],
-            Departure::ReadBack(requirement) => vec![requirement],
+            Departure::ReadBack(requirement) | Departure::Respelled(requirement) => {
+                vec![requirement]
+            }
             Departure::OneNumberType if model == NumberModel::Python => {
                 let mut numbers = Numbers::default();
                 if let Some(args) = args {
@@ -168,6 +175,15 @@ impl Departure {
             }
             Departure::AbsentArgsEmpty => {
                 "a call without args is keyed with nothing between the parentheses, not {}".into()
+            }
+            Departure::Respelled(DEDUP_NUMBER_INT) => {
+                "read back, the key holds the call's own values, but an integer is spelled otherwise than in plain decimal".into()
+            }
+            Departure::Respelled(_) if model == NumberModel::Float64 => {
+                "read back, the key holds the call's own values, but a number is spelled otherwise than ECMAScript's String() writes it (the shortest digits that read back as it)".into()
+            }
+            Departure::Respelled(_) => {
+                "read back, the key holds the call's own values, but a float is spelled otherwise than its repr (the shortest digits that read back as it, the even one on a tie: 7.120236347223045e-307, not 7.1202363472230444e-307)".into()
             }
         }
     }
@@ -305,6 +321,22 @@ mod tests {
             explain(&c, "a\\\"b({})"),
             Some(vec![Departure::NameEscaped])
         );
+    }
+
+    #[test]
+    fn a_float_spelled_with_extra_digits_breaks_the_float_rule_not_the_format() {
+        // 2^-1017: the correctly rounded 16 digits do not read back, the shortest do.
+        let c = call("f", r#"{"b": "7.0", "a": [7.120236347223045e-307]}"#);
+        let key = r#"f({"a": [7.1202363472230444e-307], "b": "7.0"})"#;
+        for model in [NumberModel::Python, NumberModel::Float64] {
+            assert_eq!(
+                read_back(model, &c, key),
+                Some(Departure::Respelled(DEDUP_NUMBER_FLOAT))
+            );
+        }
+        // Digits that differ inside a string are not a number's.
+        let key = r#"f({"a": [7.120236347223045e-307], "b": "7.00"})"#;
+        assert_eq!(read_back(NumberModel::Python, &c, key), None);
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl KeyStyle {
             Departure::AbsentArgsNull => self.absent = "null",
             Departure::AbsentArgsEmpty => self.absent = "",
             // Not a way of writing: found by reading a key back.
-            Departure::ReadBack(_) => {}
+            Departure::ReadBack(_) | Departure::Respelled(_) => {}
         }
         self
     }
