@@ -81,9 +81,13 @@ pub fn resolve_program(name: &OsStr, flag: &'static str) -> Result<PathBuf, Prep
         return Err(problem("the program name is empty"));
     }
     let path = Path::new(name);
+    // Absolute either way: the containment starts the program in a folder of its own, where
+    // `./run` or a relative PATH entry would name nothing.
+    let absolute =
+        |found: PathBuf| std::path::absolute(&found).map_err(|_| problem("no such file"));
     if path.components().count() > 1 || name.as_encoded_bytes().contains(&b'/') {
         return match executable(path) {
-            Ok(()) => Ok(path.to_owned()),
+            Ok(()) => absolute(path.to_owned()),
             Err(why) => Err(problem(why)),
         };
     }
@@ -92,6 +96,7 @@ pub fn resolve_program(name: &OsStr, flag: &'static str) -> Result<PathBuf, Prep
         .map(|dir| dir.join(path))
         .find(|candidate| executable(candidate).is_ok())
         .ok_or_else(|| problem("not found on PATH"))
+        .and_then(absolute)
 }
 
 fn executable(path: &Path) -> Result<(), &'static str> {

@@ -32,6 +32,33 @@ fn the_reference_served_over_the_protocol_conforms() {
     assert_eq!(report["implementation"]["language"], "rust");
 }
 
+/// A `--cmd` program named by a path relative to where parcall runs is found, though the
+/// containment starts it in a folder of its own.
+#[test]
+fn a_cmd_program_named_by_a_relative_path_starts() {
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_parcall"));
+    let output = std::process::Command::new(binary)
+        .args([
+            "check",
+            "--cmd",
+            "./parcall reference",
+            "--fuzz",
+            "0",
+            "--case",
+            "exec-seed-001",
+        ])
+        .current_dir(binary.parent().unwrap())
+        .env("PARCALL_REGRESSIONS", fresh_regressions().as_os_str())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// `parcall reference key` prints what an implementation's keying function must produce,
 /// from an argument or from stdin, under either number model.
 #[test]

@@ -105,6 +105,10 @@ const OPEN: &[(&str, &str)] = &[
         "its module-level cache, kept over ten seeds' cases in one process, grows past the reply bound (10,000 values): the reply is a protocol error, not kept, so no check reads its entries and it is charged DEDUP-RESULT-ENTRIES",
     ),
     (
+        "conformance/examples/python/broken/dedup_unknown_tool_raises.py",
+        "on one seed of ten (seed 9) a raise on an unknown tool, in a batch whose other calls are number twins, is also charged DEDUP-NUMBER-DISTINCT",
+    ),
+    (
         "conformance/examples/javascript/broken/defines_dispatch.mjs",
         "defining dispatch fails every case of both functions: one failure no check explains per case",
     ),

@@ -245,10 +245,23 @@ final class Json {
         if (d == 0) return (1 / d < 0) ? "-0.0" : "0.0";
         BigDecimal exact = new BigDecimal(d);
         BigDecimal shortest = exact;
+        // Both neighbours of each length, not only the correctly rounded one: just above a
+        // power of two the gap below is half the gap above, so the nearest digits of a length
+        // can miss while the other neighbour reads back (2^-1017 is 7.120236347223045e-307,
+        // not ...0444e-307). Of two that read back, the nearer wins; a tie goes to the even one.
         for (int precision = 1; precision <= 17; precision++) {
-            BigDecimal rounded = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
-            if (rounded.doubleValue() == d) {
-                shortest = rounded;
+            BigDecimal down = exact.round(new MathContext(precision, RoundingMode.FLOOR));
+            BigDecimal up = exact.round(new MathContext(precision, RoundingMode.CEILING));
+            boolean downReads = down.doubleValue() == d;
+            boolean upReads = up.doubleValue() == d;
+            if (downReads && upReads) {
+                int nearer = exact.subtract(down).compareTo(up.subtract(exact));
+                shortest = nearer < 0 ? down : nearer > 0 ? up
+                        : exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
+                break;
+            }
+            if (downReads || upReads) {
+                shortest = downReads ? down : up;
                 break;
             }
         }
