@@ -264,29 +264,7 @@ fn the_spec_can_be_listed_shown_and_exported_without_running_anything() {
 /// PROTOCOL.md's "Support a new language" is real.
 #[test]
 fn the_minimal_rust_adapter_conforms() {
-    let manifest = root().join("conformance/adapters/rust/Cargo.toml");
-    let target = tempfile::tempdir().unwrap();
-    // Built as a user builds it: `.ci/run` sets clippy's driver as the compiler wrapper of
-    // parcall's workspace, which a build of another workspace must not inherit.
-    let build = std::process::Command::new(env!("CARGO"))
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-            "--target-dir",
-            target.path().to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
-    assert!(build.success());
-    // Built as PROTOCOL.md's worked example builds it, `--release`. A debug build conforms
-    // too, but its check took 13.5 s against 3.9 s (for 2.7 s less of building), and a case
-    // of it near the 5 s timeout under a loaded machine is a failure that says nothing.
-    let program = target.path().join("release/parcall-rust-adapter");
+    let program = common::built_adapters::rust_program();
     // The example keys numbers as doubles and reads with serde_json's recursion limit:
     // its expectations file names the cases that costs, with reasons.
     let expectations = root().join("conformance/adapters/rust/expectations.json");

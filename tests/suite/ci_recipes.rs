@@ -278,34 +278,9 @@ fn a_report_path_that_is_a_fifo_with_a_slow_reader_gets_the_whole_report() {
 /// and writer keep Python's number rules.
 #[test]
 fn the_java_adapter_skeleton_conforms_under_the_default_limits() {
-    let have_jdk = Command::new("javac").arg("-version").output().is_ok()
-        && Command::new("java").arg("-version").output().is_ok();
-    if !have_jdk {
-        assert!(
-            std::env::var_os("PARCALL_REQUIRE_CONSUMERS").is_none(),
-            "`java` and `javac` (17 or later) are required to check the Java adapter"
-        );
-        eprintln!("skipped: no java or javac on this machine");
+    let Some(command) = common::built_adapters::java_command() else {
         return;
-    }
-    let classes = temp_dir("java-adapter");
-    let sources: Vec<_> = ["Main", "Json", "Implementation"]
-        .iter()
-        .map(|name| root().join(format!("conformance/adapters/java/{name}.java")))
-        .collect();
-    // javac compiles three small files: its quick compiler and serial collector start it in
-    // a fraction of the time.
-    let compiled = Command::new("javac")
-        .args(["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-d"])
-        .arg(&classes)
-        .args(&sources)
-        .output()
-        .unwrap();
-    assert!(compiled.status.success(), "{compiled:?}");
-    let command = format!(
-        "java --add-opens java.base/java.io=ALL-UNNAMED -cp {} Main",
-        classes.display()
-    );
+    };
     let (code, report) =
         crate::common::json_report(&["check", "--cmd", &command, "--fuzz", "20", "--seed", "1"]);
     assert_eq!(code, 0, "{report:#}");

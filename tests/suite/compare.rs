@@ -67,14 +67,31 @@ fn verdicts(matrix: &Matrix) -> Vec<(String, Vec<CellVerdict>)> {
 
 #[test]
 fn cells_are_a_function_of_the_implementation_not_the_seed() {
-    let paths = [
+    // The repository's examples in each language: the Rust and Java adapters run from
+    // manifest folders, as a team comparing its own programs would name them.
+    let dir = temp_dir("compare-languages");
+    let manifest = |name: &str, cmd: Vec<String>| {
+        let folder = dir.join(name);
+        std::fs::create_dir(&folder).unwrap();
+        let text = serde_json::json!({ "cmd": cmd }).to_string();
+        std::fs::write(folder.join("parcall.json"), text).unwrap();
+        folder
+    };
+    let rust = common::built_adapters::rust_program();
+    let mut paths = vec![
         root().join(SOLUTION),
         root().join("conformance/examples/javascript/solution.mjs"),
         root().join(BROKEN),
+        root().join("conformance/examples/javascript/broken/ids_zero_based.cjs"),
+        manifest("rust", vec![rust.to_str().unwrap().to_owned()]),
     ];
+    if let Some(java) = common::built_adapters::java_command() {
+        let words = java.split(' ').map(str::to_owned).collect();
+        paths.push(manifest("java", words));
+    }
     let spec = Spec::load_from(&parcall::spec::Source::Embedded).unwrap();
-    // One seed after another, the implementations of each side by side: three seeds at once
-    // would put nine processes on two cores.
+    // One seed after another, the implementations of each side by side (three at a time):
+    // three seeds at once would put every implementation's process on two cores at once.
     let matrices: Vec<Matrix> = [1, 2, 3]
         .into_iter()
         .map(|seed| compare_on(&spec, &paths, seed))
@@ -95,11 +112,61 @@ fn cells_are_a_function_of_the_implementation_not_the_seed() {
     let matrix = &matrices[0];
     assert_eq!(matrix.requirements.len(), spec.requirements.len());
     let row = |id: &str| matrix.requirements.iter().find(|r| r.id == id).unwrap();
-    // The solutions meet everything, SANDBOX and MAY rows (not scored) included.
+    // The solutions meet everything, SANDBOX and MAY rows (not scored) included; so does
+    // the Java skeleton, which keeps Python's number rules.
+    let java_column = paths.len() - 1;
     for row in &matrix.requirements {
         assert_eq!(row.cells[0].verdict, CellVerdict::Met, "{}", row.id);
         assert_eq!(row.cells[1].verdict, CellVerdict::Met, "{}", row.id);
+        if paths.len() == 6 {
+            assert_eq!(
+                row.cells[java_column].verdict,
+                CellVerdict::Met,
+                "{}",
+                row.id
+            );
+        }
     }
+    // The Rust example fails only where its expectations file says it deviates (numbers
+    // keyed as doubles, serde_json's recursion limit): each of its failed cells comes from a
+    // case listed there, or from generated cases of the function listed there.
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("conformance/adapters/rust/expectations.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let listed: Vec<&str> = expected["known_failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["case"].as_str().unwrap())
+        .collect();
+    let rust_failures: Vec<(&str, String)> = matrix
+        .requirements
+        .iter()
+        .filter(|row| row.cells[4].verdict != CellVerdict::Met)
+        .map(|row| {
+            let case = row.cells[4].smallest_failure.as_ref();
+            (
+                row.id.as_str(),
+                case.map_or(String::new(), |c| c.id.clone()),
+            )
+        })
+        .collect();
+    assert!(
+        !rust_failures.is_empty()
+            && rust_failures.iter().all(|(_, case)| {
+                listed
+                    .iter()
+                    .any(|l| case == l || case.starts_with(&format!("{l}-")))
+            }),
+        "the Rust example's failures {rust_failures:?} are not all listed in {listed:?}"
+    );
+    // The broken JavaScript example fails the rule it breaks, as the Python one does.
+    assert_eq!(
+        row("EXEC-ID-GENERATED").cells[3].verdict,
+        CellVerdict::Failed
+    );
     assert!(!row("SANDBOX-RAISE").scored && !row("EXEC-DISPATCH-ANY-ORDER").scored);
     assert!(row("EXEC-ID-GENERATED").scored);
     // The broken one fails the rule it breaks, with counts and its smallest failing case.

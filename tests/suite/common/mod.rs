@@ -1,5 +1,6 @@
 //! Helpers shared by the end-to-end tests: running the real binary, reading its JSON report.
 pub(crate) mod browser;
+pub(crate) mod built_adapters;
 pub(crate) mod subjects;
 
 use std::collections::BTreeMap;
