@@ -63,7 +63,14 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
             plan.seed
         );
     }
+    for warning in too_few_hidden_cases(&plan.spec, &plan.functions, plan.fuzz, plan.seed) {
+        say!("parcall: warning: {warning}");
+    }
     let outcome = execute(&args, &plan);
+    if let Some(message) = memory_too_small(&args, &plan, &outcome.checked) {
+        say!("error: {message}");
+        return Ok(exit::USAGE);
+    }
     let rerun = rerun_base(&args);
     let context = Context {
         spec: &plan.spec,
@@ -247,6 +254,35 @@ fn implementation_key(args: &CheckArgs) -> String {
     }
 }
 
+/// For each function whose `fuzz` generated cases of `seed` leave a scored requirement
+/// unshown (fewer cases than the requirements need slots), a warning that names them and
+/// the size that shows them all: otherwise a correct implementation silently scores less.
+pub(super) fn too_few_hidden_cases(
+    spec: &Spec,
+    functions: &[Function],
+    fuzz: usize,
+    seed: u64,
+) -> Vec<String> {
+    if fuzz == 0 {
+        return Vec::new();
+    }
+    functions
+        .iter()
+        .filter_map(|&function| {
+            let unshown = crate::fuzz::unshown(function, &spec.cases, fuzz, seed);
+            (!unshown.is_empty()).then(|| {
+                format!(
+                    "--fuzz {fuzz}: the generated cases of {function} (seed {seed}) never show \
+                     {}, so no implementation, however correct, meets them; --fuzz {} or more \
+                     shows every requirement",
+                    unshown.join(", "),
+                    crate::fuzz::slots_needed(function)
+                )
+            })
+        })
+        .collect()
+}
+
 /// A seed nobody chose.
 pub(super) fn fresh_seed() -> u64 {
     // From the operating system's random source: a seed read from the clock is narrowed by
@@ -259,6 +295,46 @@ pub(super) fn fresh_seed() -> u64 {
             .map_or(0, |d| d.as_nanos() as u64);
         nanos ^ (u64::from(std::process::id()) << 32)
     })
+}
+
+/// When the implementation ended before its handshake under a memory limit too small for
+/// its language's interpreter to start at all (an empty module does not start under it
+/// either), the set-up error that says so and which limit starts it. Probed only after such
+/// a failure, so a run that starts pays nothing.
+fn memory_too_small(args: &CheckArgs, plan: &Plan, checked: &Checked) -> Option<String> {
+    use crate::subject::launch::Language;
+    use crate::subject::probe::{self, Probe};
+    let error = checked.start_error.as_ref()?;
+    let limit = Some(args.process.memory_mib).filter(|&mib| mib > 0)?;
+    if args.cmd.is_some() || !probe::ended_before_the_handshake(error) {
+        return None;
+    }
+    let language = Language::of(args.implementation.as_deref()?)?;
+    let interpreter = match language {
+        Language::Python => &args.python,
+        Language::JavaScript => &args.node,
+    };
+    let probe = Probe {
+        language,
+        interpreter,
+        env: &args.process.env(),
+        suite: &plan.spec.version,
+        startup: args.process.startup_timeout,
+    };
+    if probe.starts(limit).ok()? {
+        return None;
+    }
+    let default = crate::process::Limits::default()
+        .memory_bytes
+        .map_or(2048, |bytes| bytes >> 20);
+    let works = probe.least_limit_that_starts(limit, default).ok()??;
+    let name = interpreter.to_string_lossy();
+    Some(format!(
+        "--memory-mib {limit} is too small for `{name}` to start: an empty module ends before \
+         the handshake under it too, so the implementation was never run; `{name}` starts \
+         under --memory-mib {works}, and the implementation's own work may need more (the \
+         default is {default})"
+    ))
 }
 
 struct Outcome {

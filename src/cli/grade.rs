@@ -92,7 +92,11 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         }
         None => Rubric::default_for(&spec, &functions),
     };
-    let mut submissions = grade::discover(&args.paths, &args.out)?;
+    let discovered = grade::discover(&args.paths, &args.out)?;
+    for note in &discovered.notes {
+        say!("parcall: note: {note}");
+    }
+    let mut submissions = discovered.submissions;
     let shard_suffix = match &args.shard {
         Some(text) => {
             let (index, count) = parse_shard(text)?;
@@ -149,6 +153,10 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         (drawn, canary)
     });
     canary.map_err(GradeError::Canary)?;
+    let functions = &grading.functions;
+    for warning in super::check::too_few_hidden_cases(&spec, functions, args.fuzz, seed) {
+        say!("parcall: warning: {warning}");
+    }
     grading.drawn = drawn;
     let jobs = args
         .jobs

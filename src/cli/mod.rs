@@ -134,17 +134,22 @@ pub struct GradeArgs {
     #[arg(long, value_enum)]
     pub function: Vec<crate::spec::Function>,
     /// Seed of the hidden generated cases; default: a fresh one, recorded in the results.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = values::seed)]
     pub seed: Option<u64>,
     /// Hidden generated cases per function.
-    #[arg(long, value_name = "N", default_value = "200", value_parser = values::generated)]
+    #[arg(long, value_name = "N", default_value = "200", allow_negative_numbers = true, value_parser = values::generated)]
     pub fuzz: usize,
     /// Submissions graded at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = values::jobs)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = values::jobs)]
     pub jobs: Option<usize>,
     /// Grade only shard I of N (1-based), e.g. for CI matrix jobs or Slurm arrays; needs
     /// --seed so every shard uses the same hidden cases.
-    #[arg(long, value_name = "I/N", requires = "seed")]
+    #[arg(
+        long,
+        value_name = "I/N",
+        requires = "seed",
+        allow_hyphen_values = true
+    )]
     pub shard: Option<String>,
     /// The Python interpreter for `.py` submissions.
     #[arg(long, value_name = "PATH", default_value = "python3")]
@@ -155,19 +160,19 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "5", allow_negative_numbers = true, value_parser = values::seconds)]
     pub timeout: Duration,
     /// Memory each submission may use in MiB (at least 16): its control group's limit, or
     /// where there is none, each process's private writable memory (RLIMIT_DATA).
-    #[arg(long, value_name = "MIB", default_value = "1024", value_parser = values::mib_at_least_16)]
+    #[arg(long, value_name = "MIB", default_value = "1024", allow_negative_numbers = true, value_parser = values::mib_at_least_16)]
     pub memory_mib: u64,
     /// CPU seconds per submission process.
-    #[arg(long, value_name = "SECONDS", default_value = "120", value_parser = values::whole_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "120", allow_negative_numbers = true, value_parser = values::whole_seconds)]
     pub cpu_seconds: u64,
     /// Wall-clock seconds one submission may take in all (start-ups and restarts included);
     /// cases left when it runs out are not run.
-    #[arg(long, value_name = "SECONDS", default_value_t = 600,
-          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, allow_negative_numbers = true,
+          value_parser = values::submission_seconds)]
     pub submission_seconds: u64,
 }
 
@@ -219,15 +224,15 @@ pub struct CheckArgs {
     pub process: ProcessArgs,
     /// Seconds the whole run may take; cases still waiting then are not run, and the run
     /// is incomplete (exit 3).
-    #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "900", allow_negative_numbers = true, value_parser = values::seconds)]
     pub budget: Duration,
     /// Generated cases per function, beyond the spec's own (0: none). Default 500, or 0
     /// when --case or --requirement picks cases.
-    #[arg(long, value_name = "N", value_parser = values::generated)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = values::generated)]
     pub fuzz: Option<usize>,
     /// Seed of the generated cases; the same seed reproduces the run exactly. Default: a
     /// fresh one, printed and recorded in every report.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = values::seed)]
     pub seed: Option<u64>,
     /// Write each minimal counterexample to DIR as a case file ready to commit in spec/.
     #[arg(long, value_name = "DIR")]
@@ -285,14 +290,14 @@ pub struct CompareArgs {
     #[arg(long, value_enum)]
     pub function: Vec<crate::spec::Function>,
     /// Generated cases per function, the same for every implementation (0: none).
-    #[arg(long, value_name = "N", default_value = "500", value_parser = values::generated)]
+    #[arg(long, value_name = "N", default_value = "500", allow_negative_numbers = true, value_parser = values::generated)]
     pub fuzz: usize,
     /// Seed of the generated cases, the same for every implementation. Default: a fresh
     /// one, printed and recorded in the matrix.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = values::seed)]
     pub seed: Option<u64>,
     /// Implementations checked at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = values::jobs)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = values::jobs)]
     pub jobs: Option<usize>,
     /// The format written to stdout.
     #[arg(long, value_enum, default_value = "human")]
@@ -308,7 +313,7 @@ pub struct CompareArgs {
     pub process: ProcessArgs,
     /// Seconds the whole comparison may take; an implementation's cases still waiting then
     /// are not run, and its column fails.
-    #[arg(long, value_name = "SECONDS", default_value = "900", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "900", allow_negative_numbers = true, value_parser = values::seconds)]
     pub budget: Duration,
 }
 
@@ -316,15 +321,15 @@ pub struct CompareArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct ProcessArgs {
     /// Seconds one case may take.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "5", allow_negative_numbers = true, value_parser = values::seconds)]
     pub timeout: Duration,
     /// Seconds start-up (import included) may take.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", allow_negative_numbers = true, value_parser = values::seconds)]
     pub startup_timeout: Duration,
     /// Memory the implementation may use in MiB (0: none), as each process's private
     /// writable memory (RLIMIT_DATA), not the address space a JVM reserves. Reaching it
     /// counts as a crash.
-    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
+    #[arg(long, value_name = "MIB", default_value = "2048", allow_negative_numbers = true, value_parser = values::mib)]
     pub memory_mib: u64,
     /// Pass this environment variable to the implementation too (repeatable). By default
     /// only PATH, HOME, TMPDIR, TZ, the locale (LANG, LANGUAGE, LC_*), PYTHONPATH,
@@ -379,14 +384,14 @@ pub struct MutateArgs {
     #[arg(long, conflicts_with = "equivalents")]
     pub no_equivalents: bool,
     /// Generated cases per function, run on each mutant the fixed cases miss (0: none).
-    #[arg(long, value_name = "N", default_value = "500", value_parser = values::generated)]
+    #[arg(long, value_name = "N", default_value = "500", allow_negative_numbers = true, value_parser = values::generated)]
     pub fuzz: usize,
     /// Seed of the generated cases, the same for every mutant. Default: a fresh one,
     /// printed and recorded in the report.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = values::seed)]
     pub seed: Option<u64>,
     /// Mutants checked at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = values::jobs)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = values::jobs)]
     pub jobs: Option<usize>,
     /// Report format.
     #[arg(long, value_enum, default_value = "human")]
@@ -397,13 +402,13 @@ pub struct MutateArgs {
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take; a mutant that hangs is killed then, and counts as killed.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "5", allow_negative_numbers = true, value_parser = values::seconds)]
     pub timeout: Duration,
     /// Seconds start-up (import included) may take.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = values::seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", allow_negative_numbers = true, value_parser = values::seconds)]
     pub startup_timeout: Duration,
     /// Memory each mutant may use in MiB (0: none), as RLIMIT_DATA.
-    #[arg(long, value_name = "MIB", default_value = "2048", value_parser = values::mib)]
+    #[arg(long, value_name = "MIB", default_value = "2048", allow_negative_numbers = true, value_parser = values::mib)]
     pub memory_mib: u64,
 }
 
@@ -445,10 +450,11 @@ pub enum SpecCommand {
         spec: SpecArg,
         /// Also write N generated cases per function (`cases/<function>/generated.json`),
         /// exactly those `parcall check --seed S --fuzz N` runs.
-        #[arg(long, value_name = "N", default_value = "0", value_parser = values::generated)]
+        #[arg(long, value_name = "N", default_value = "0", allow_negative_numbers = true, value_parser = values::generated)]
         generated: usize,
         /// Seed of the generated cases.
-        #[arg(long, value_name = "S", default_value_t = 1)]
+        #[arg(long, value_name = "S", default_value_t = 1, allow_negative_numbers = true,
+              value_parser = values::seed)]
         seed: u64,
         /// Remove the tools' latency from generated cases (benchmarks of the runner itself).
         #[arg(long)]

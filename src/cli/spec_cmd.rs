@@ -98,6 +98,7 @@ pub(super) fn export(
     no_latency: bool,
 ) -> anyhow::Result<usize> {
     use crate::spec::Function;
+    create_folder(dir)?;
     let mut written = match source {
         spec::Source::Embedded => {
             for (relative, text) in spec::Source::embedded_files() {
@@ -200,9 +201,27 @@ fn file_text<T: serde::Serialize>(value: &T) -> String {
 
 fn write_file(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+        create_folder(parent)?;
     }
     std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
+}
+
+/// Creates `dir` and the folders above it; an error names the folder (a file of that name,
+/// or one above it, says `File exists` or `Not a directory` and nothing else).
+fn create_folder(dir: &std::path::Path) -> anyhow::Result<()> {
+    if dir.as_os_str().is_empty() {
+        return Ok(());
+    }
+    // The nearest path of `dir` and its parents that exists: a file there is what stops it.
+    let existing = dir
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find_map(|a| std::fs::metadata(a).ok().map(|m| (a, m)));
+    if let Some((path, _)) = existing.filter(|(_, m)| !m.is_dir()) {
+        anyhow::bail!("{}: exists and is not a folder", path.display());
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create the folder: {e}", dir.display()))
 }
 
 fn strip_latency(case: &mut crate::spec::SpecCase) {

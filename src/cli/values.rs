@@ -25,6 +25,10 @@ pub enum ValueError {
     SecondsOutOfRange { text: String },
     #[error("`{text}` is not a whole number of {unit}")]
     NotWhole { text: String, unit: &'static str },
+    /// A negative number: clap would otherwise take `-1` for a flag and suggest `-- -1`,
+    /// which makes it a positional path.
+    #[error("{text} is negative; {accepted}")]
+    Negative { text: String, accepted: String },
     #[error("`{text}` is out of range: {unit} from {min} to {max}")]
     OutOfRange {
         text: String,
@@ -36,6 +40,10 @@ pub enum ValueError {
 
 /// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).
 pub fn seconds(text: &str) -> Result<Duration, ValueError> {
+    refuse_negative(
+        text,
+        format!("seconds must be above 0 and at most {MAX_SECONDS}"),
+    )?;
     let value: f64 = text
         .trim()
         .parse()
@@ -71,7 +79,37 @@ pub fn jobs(text: &str) -> Result<usize, ValueError> {
     bounded(text, 1, MAX_JOBS as u64, "jobs").map(|n| n as usize)
 }
 
+/// A seed: any whole number from 0 to 2^64-1.
+pub fn seed(text: &str) -> Result<u64, ValueError> {
+    refuse_negative(text, "seeds are 0 to 2^64-1".into())?;
+    text.trim().parse().map_err(|_| ValueError::NotWhole {
+        text: text.into(),
+        unit: "a seed (0 to 2^64-1)",
+    })
+}
+
+/// Seconds one submission may take in all, from 1 to a day.
+pub fn submission_seconds(text: &str) -> Result<u64, ValueError> {
+    bounded(text, 1, 86_400, "whole seconds")
+}
+
+/// Refuses a number below zero, saying what is `accepted` instead.
+fn refuse_negative(text: &str, accepted: String) -> Result<(), ValueError> {
+    let trimmed = text.trim();
+    let negative = trimmed
+        .strip_prefix('-')
+        .is_some_and(|rest| rest.parse::<f64>().is_ok_and(|v| v > 0.0));
+    if negative {
+        return Err(ValueError::Negative {
+            text: trimmed.into(),
+            accepted,
+        });
+    }
+    Ok(())
+}
+
 fn bounded(text: &str, min: u64, max: u64, unit: &'static str) -> Result<u64, ValueError> {
+    refuse_negative(text, format!("{unit} from {min} to {max}"))?;
     let value: u64 = text.trim().parse().map_err(|_| ValueError::NotWhole {
         text: text.into(),
         unit,

@@ -246,6 +246,32 @@ impl<'p> Generator<'p> {
     }
 }
 
+/// How many hidden cases per function always show every scored requirement of `function`:
+/// one slot for each (see [`Generator`]). Fewer may, when draws show several at once.
+pub fn slots_needed(function: Function) -> usize {
+    let prefix = format!("{}-", short(function).to_uppercase());
+    CHECKED.iter().filter(|id| id.starts_with(&prefix)).count()
+}
+
+/// The scored requirements of `function` that none of the `count` hidden cases of `seed`
+/// shows, so that no implementation, however correct, earns them (RULES D4). Drawn only
+/// below [`slots_needed`]: from there on the generator keeps a slot for each.
+pub fn unshown(
+    function: Function,
+    spec_cases: &[SpecCase],
+    count: usize,
+    seed: u64,
+) -> Vec<&'static str> {
+    if count >= slots_needed(function) {
+        return Vec::new();
+    }
+    let mut generator = Generator::new(function, spec_cases, seed, count);
+    for index in 0..count {
+        generator.case(index);
+    }
+    generator.unshown.into_iter().collect()
+}
+
 /// The generated cases `parcall check` would run for `function` with this seed: the same
 /// ones, in the same order (`parcall spec export --generated` writes them out), each naming
 /// the requirements whose checks apply to it, as a case file's cases do.

@@ -9,7 +9,7 @@ mod materialize;
 mod reduce;
 mod shrink;
 
-pub use draw::{generated_cases, Drawn};
+pub use draw::{generated_cases, slots_needed, unshown, Drawn};
 pub use entries::entry_id;
 pub use materialize::materialize;
 

@@ -59,11 +59,19 @@ pub enum DiscoverError {
     None,
 }
 
+/// The submissions found, and a note for each one named more than once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovered {
+    pub submissions: Vec<Submission>,
+    /// One line per submission named twice (graded once): worth telling, never an error.
+    pub notes: Vec<String>,
+}
+
 /// Finds the submissions in `paths`: a module file is one; a folder holding a manifest, or
 /// exactly one module and no sub-folder, is one; any other folder is a class, whose module
 /// entries and sub-folders are submissions, except the results folder `out`: a class graded
 /// twice into `class/grades` would otherwise grade its own last results as a student's.
-pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, DiscoverError> {
+pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Discovered, DiscoverError> {
     let results = Results::of(out);
     let mut found = Vec::new();
     for path in paths {
@@ -87,15 +95,49 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Vec<Submission>, Discov
             return Err(DiscoverError::NotAFileOrFolder { path });
         }
     }
+    let (found, notes) = once_each(found);
     let found = one_per_name(found);
     if found.is_empty() {
         return Err(DiscoverError::None);
     }
-    Ok(found)
+    Ok(Discovered {
+        submissions: found,
+        notes,
+    })
 }
 
-/// The submissions sorted by name, each name once. The same file named twice is one
-/// submission. Entries that share a name (`alice/` beside `alice.py`, two names that are one
+/// Each work once, however often it was named: the same file twice, a class folder and a
+/// file in it, or a submission folder and its module. Which is kept is the one that names
+/// the most (a folder over the file inside it, under the folder's name); a note says what
+/// was named twice, since grading it twice under one name refused the second as a rival.
+fn once_each(found: Vec<Submission>) -> (Vec<Submission>, Vec<String>) {
+    let mut kept: Vec<Submission> = Vec::with_capacity(found.len());
+    let mut notes = Vec::new();
+    for submission in found {
+        match kept.iter_mut().find(|k| k.module == submission.module) {
+            Some(same) => {
+                let (first, again) = if submission.source.is_dir() && !same.source.is_dir() {
+                    (submission.clone(), std::mem::replace(same, submission))
+                } else {
+                    (same.clone(), submission)
+                };
+                let shown = |path: &Path| {
+                    crate::text::terminal::line(&path.display().to_string()).into_owned()
+                };
+                notes.push(format!(
+                    "{} was named twice ({} and {}): graded once",
+                    crate::text::terminal::line(&first.name),
+                    shown(&first.source),
+                    shown(&again.source)
+                ));
+            }
+            None => kept.push(submission),
+        }
+    }
+    (kept, notes)
+}
+
+/// The submissions sorted by name, each name once. Entries that share a name (`alice/` beside `alice.py`, two names that are one
 /// once made UTF-8) would share a results folder: a module file keeps the name (the first by
 /// path among equals), and each other entry is refused with the reason, under a name of its
 /// own, so one odd entry never stops the class.
@@ -104,7 +146,6 @@ fn one_per_name(mut found: Vec<Submission>) -> Vec<Submission> {
         let folder = |s: &Submission| s.source.is_dir();
         (&a.name, folder(a), &a.source).cmp(&(&b.name, folder(b), &b.source))
     });
-    found.dedup_by(|later, earlier| later.source == earlier.source);
     let mut taken: std::collections::BTreeSet<String> =
         found.iter().map(|s| s.name.clone()).collect();
     let mut kept: Vec<Submission> = Vec::with_capacity(found.len());
@@ -328,22 +369,28 @@ mod tests {
         std::fs::write(grades.join("gradebook.json"), "{}").unwrap();
         let classes = [class.path().to_owned()];
 
-        let graded_into_it = discover(&classes, &grades).unwrap();
+        let graded_into_it = discover(&classes, &grades).unwrap().submissions;
         assert_eq!(names(&graded_into_it), ["alice"]);
 
         // Named another way (relative, with `..`), it is still the same folder.
         let roundabout = grades.join("submissions/..");
-        assert_eq!(names(&discover(&classes, &roundabout).unwrap()), ["alice"]);
+        assert_eq!(
+            names(&discover(&classes, &roundabout).unwrap().submissions),
+            ["alice"]
+        );
 
         // Results graded elsewhere: a folder of the class that is not one module is refused.
         let elsewhere = tempfile::tempdir().unwrap();
-        let found = discover(&classes, elsewhere.path()).unwrap();
+        let found = discover(&classes, elsewhere.path()).unwrap().submissions;
         assert_eq!(names(&found), ["alice", "grades"]);
         assert!(found[1].refused.is_some());
 
         // Named among the paths (`class/*`), it is left out too.
         let each: Vec<PathBuf> = [class.path().join("alice.py"), grades.clone()].into();
-        assert_eq!(names(&discover(&each, &grades).unwrap()), ["alice"]);
+        assert_eq!(
+            names(&discover(&each, &grades).unwrap().submissions),
+            ["alice"]
+        );
 
         // Results written into the class folder itself: its own folders are not students.
         for folder in [
@@ -353,7 +400,7 @@ mod tests {
         ] {
             std::fs::create_dir_all(class.path().join(folder)).unwrap();
         }
-        let found = discover(&classes, class.path()).unwrap();
+        let found = discover(&classes, class.path()).unwrap().submissions;
         assert_eq!(names(&found), ["alice", "grades"]);
 
         // The results folder alone holds no submission.
@@ -367,15 +414,54 @@ mod tests {
         std::fs::create_dir(class.path().join("alice")).unwrap();
         std::fs::write(class.path().join("alice/main.py"), "").unwrap();
         std::fs::write(class.path().join("bob.py"), "").unwrap();
-        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        let found = discover(&[class.path().to_owned()], &class.path().join("out"))
+            .unwrap()
+            .submissions;
         assert_eq!(names(&found), ["alice", "alice~2", "bob"]);
         assert!(found[0].source.is_file() && found[0].refused.is_none());
         let refused = found[1].refused.as_deref().unwrap();
         assert!(refused.contains("named `alice` too"), "{refused}");
         assert_eq!(found[1].kind, None);
-        // The same file named twice is one submission.
-        let twice = [class.path().join("bob.py"), class.path().join("bob.py")];
-        assert_eq!(names(&discover(&twice, class.path()).unwrap()), ["bob"]);
+    }
+
+    /// The same work named twice is graded once, with a note: the same file twice, a class
+    /// and a file in it, a submission folder and its module (which took the folder's name
+    /// and was refused as a rival).
+    #[test]
+    fn a_submission_named_twice_is_graded_once_with_a_note() {
+        let class = tempfile::tempdir().unwrap();
+        std::fs::write(class.path().join("bob.py"), "").unwrap();
+        std::fs::create_dir(class.path().join("alice")).unwrap();
+        std::fs::write(class.path().join("alice/main.py"), "").unwrap();
+        let out = class.path().join("out");
+        let bob = class.path().join("bob.py");
+        let alice = class.path().join("alice/main.py");
+        for (paths, twice) in [
+            (vec![bob.clone(), bob.clone()], "bob"),
+            (vec![class.path().to_owned(), bob.clone()], "bob"),
+            (vec![class.path().to_owned(), alice.clone()], "alice"),
+            (vec![alice.clone(), class.path().join("alice")], "alice"),
+        ] {
+            let found = discover(&paths, &out).unwrap();
+            let expected: &[&str] = if paths[0] == bob {
+                &["bob"]
+            } else {
+                &["alice", "bob"]
+            };
+            let expected = if paths[0] == alice {
+                &["alice"][..]
+            } else {
+                expected
+            };
+            assert_eq!(names(&found.submissions), expected, "{paths:?}");
+            assert!(found.submissions.iter().all(|s| s.refused.is_none()));
+            assert_eq!(found.notes.len(), 1, "{paths:?}: {:?}", found.notes);
+            assert!(
+                found.notes[0].starts_with(&format!("{twice} was named twice (")),
+                "{:?}",
+                found.notes
+            );
+        }
     }
 
     #[rstest::rstest]
@@ -392,7 +478,9 @@ mod tests {
         std::fs::create_dir(&folder).unwrap();
         std::fs::write(folder.join(MANIFEST), text).unwrap();
         std::fs::write(folder.join("run.sh"), "").unwrap();
-        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        let found = discover(&[class.path().to_owned()], &class.path().join("out"))
+            .unwrap()
+            .submissions;
         assert_eq!(names(&found), ["alice"]);
         match expected {
             Ok(cmd) => {
@@ -417,7 +505,9 @@ mod tests {
         for file in ["a.mjs", "b.cjs", "c.js", "d.py", "notes.txt"] {
             std::fs::write(class.path().join(file), "").unwrap();
         }
-        let found = discover(&[class.path().to_owned()], &class.path().join("out")).unwrap();
+        let found = discover(&[class.path().to_owned()], &class.path().join("out"))
+            .unwrap()
+            .submissions;
         assert_eq!(names(&found), ["a", "b", "c", "d"]);
         let kinds: Vec<_> = found.iter().map(|s| s.kind.clone()).collect();
         let js = Some(Kind::Module(Language::JavaScript));

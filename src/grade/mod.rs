@@ -14,7 +14,9 @@ pub mod sandbox;
 pub use crate::process::uids;
 pub mod workspace;
 
-pub use discover::{discover, shard, DiscoverError, Kind, Manifest, Submission, MANIFEST};
+pub use discover::{
+    discover, shard, DiscoverError, Discovered, Kind, Manifest, Submission, MANIFEST,
+};
 
 use crate::check::{self, Checked, Context, Undefined};
 use crate::fuzz;

@@ -227,6 +227,7 @@ impl Sandbox {
             } else {
                 self.limits.memory_bytes
             },
+            group_memory_bytes: self.limits.memory_bytes.filter(|_| grouped),
             // A process limit counts every process of the uid: only a uid of its own makes it
             // the submission's alone.
             processes: self.uids.as_ref().map(|_| TASKS),

@@ -45,6 +45,10 @@ pub struct Limits {
     /// under a limit they would never use. Memory mapped shared escapes this limit; a
     /// control group (`parcall grade`) bounds it too.
     pub memory_bytes: Option<u64>,
+    /// The memory limit a control group holds the process and its descendants to: set by
+    /// the caller that made the group (`parcall grade`), not applied here, and named when
+    /// the process dies of it, as `memory_bytes` is.
+    pub group_memory_bytes: Option<u64>,
     /// The longest protocol line accepted, in bytes.
     pub max_line_bytes: usize,
     /// How much of stdout and stderr is kept (the last bytes).
@@ -58,10 +62,20 @@ pub struct Limits {
     pub file_bytes: Option<u64>,
 }
 
+impl Limits {
+    /// The memory limit the process runs under, in MiB, whichever holds it.
+    pub fn memory_mib(&self) -> Option<u64> {
+        self.memory_bytes
+            .or(self.group_memory_bytes)
+            .map(|bytes| bytes >> 20)
+    }
+}
+
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             memory_bytes: Some(2 << 30),
+            group_memory_bytes: None,
             // Far above any honest reply; what one line may hold is bounded further by
             // the runner (runner::bounds).
             max_line_bytes: 2 << 20,

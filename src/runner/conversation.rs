@@ -3,6 +3,7 @@
 //! messages paired with what parcall saw invoked during each batch, until `result`.
 
 use super::bounds;
+use super::session::may_be_memory;
 use super::tools::CaseTools;
 use super::{clip, describe_exit};
 use crate::json::NumberModel;
@@ -34,6 +35,8 @@ struct Held {
 
 pub(super) struct Conversation {
     id: u64,
+    /// The memory limit the implementation runs under, named when it dies of it.
+    memory_mib: Option<u64>,
     batches_sent: usize,
     tools: CaseTools,
     batches: Vec<BatchReply>,
@@ -41,9 +44,15 @@ pub(super) struct Conversation {
 }
 
 impl Conversation {
-    pub(super) fn new(id: u64, case: &Case, model: NumberModel) -> Conversation {
+    pub(super) fn new(
+        id: u64,
+        case: &Case,
+        model: NumberModel,
+        memory_mib: Option<u64>,
+    ) -> Conversation {
         Conversation {
             id,
+            memory_mib,
             batches_sent: case.batch_count(),
             tools: CaseTools::new(case, model),
             batches: Vec::new(),
@@ -68,12 +77,16 @@ impl Conversation {
                 }
                 Received::Event(Event::Closed) => {
                     let status = child.finish(Instant::now() + Duration::from_millis(200));
-                    let how = status.map_or_else(
-                        || "it closed the protocol channel".to_owned(),
-                        describe_exit,
-                    );
+                    let how = status.map(describe_exit);
+                    let memory = match self.memory_mib {
+                        Some(mib) if may_be_memory(&child.output_tail(), how.as_deref()) => {
+                            format!("; most likely stopped by the memory limit of {mib} MiB")
+                        }
+                        _ => String::new(),
+                    };
+                    let how = how.unwrap_or_else(|| "it closed the protocol channel".into());
                     return Ok(failed(Answer::Crash {
-                        message: format!("the implementation died during the case: {how}"),
+                        message: format!("the implementation died during the case: {how}{memory}"),
                     }));
                 }
                 Received::Event(Event::LineTooLong) => {
@@ -143,9 +156,12 @@ impl Conversation {
                 // when an allocation fails under the memory limit) is a crash: the
                 // process is restarted, and it counts toward giving up.
                 if message.starts_with("MemoryError") {
+                    let limit = self
+                        .memory_mib
+                        .map_or_else(String::new, |mib| format!(" of {mib} MiB"));
                     return Some(failed(Answer::Crash {
                         message: format!(
-                            "the implementation reached the memory limit ({})",
+                            "the implementation was stopped by the memory limit{limit} ({})",
                             clip(&message)
                         ),
                     }));

@@ -292,7 +292,12 @@ impl Runner<'_> {
             .session
             .as_mut()
             .expect("a session runs while cases are in flight");
-        let mut conversation = Conversation::new(sent.id, &sent.case.case, self.number_model);
+        let mut conversation = Conversation::new(
+            sent.id,
+            &sent.case.case,
+            self.number_model,
+            self.launch.limits.memory_mib(),
+        );
         match conversation.run(&mut session.child, deadline) {
             Ok(ended) => ended,
             Err(Timeout) => Awaited::Failed(Answer::Timeout {

@@ -156,21 +156,31 @@ fn end_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> Strin
 /// silently (not by a clean exit) or by a signal, or what it printed speaks of memory. Named
 /// always, it sent users after memory for a `bad option` or a file Node could not find.
 fn memory_note(output: &str, status: Option<&str>, limit_mib: Option<u64>) -> String {
-    let printed = output.to_lowercase();
-    let clean_exit = status.is_some_and(|s| s.ends_with("exited with status 0"));
-    let may_be_memory = (output.trim().is_empty() && !clean_exit)
-        || status.is_some_and(|s| s.contains("killed by signal"))
-        || ["memory", "alloc", "heap", "reserve"]
-            .iter()
-            .any(|word| printed.contains(word));
     match limit_mib {
-        Some(mib) if may_be_memory => format!(
+        Some(mib) if may_be_memory(output, status) => format!(
             "; it ran under a memory limit of {mib} MiB (of private writable memory, \
              RLIMIT_DATA): if that is the cause, raise it with --memory-mib (0 for no limit)"
         ),
         _ => String::new(),
     }
 }
+
+/// Whether a process that ended as `status` (in words), having printed `output`, may have
+/// been stopped by its memory limit: it died silently (not by a clean exit) or by a signal,
+/// or what it printed speaks of memory, or of a signal that `unshare` could not pass on.
+pub(super) fn may_be_memory(output: &str, status: Option<&str>) -> bool {
+    let printed = output.to_lowercase();
+    let clean_exit = status.is_some_and(|s| s.ends_with("exited with status 0"));
+    (output.trim().is_empty() && !clean_exit)
+        || status.is_some_and(|s| s.contains("killed by signal"))
+        || ["memory", "alloc", "heap", "reserve", UNSHARE_SIGNALLED]
+            .iter()
+            .any(|word| printed.contains(word))
+}
+
+/// What util-linux `unshare --fork` (the containment of a PID namespace) prints, exiting 1,
+/// when the program it started was killed by a signal: the signal itself is lost.
+const UNSHARE_SIGNALLED: &str = "sigprocmask unblock failed";
 
 /// What the implementation printed, last in a message, so the cause reads first.
 fn printed_note(output: &str) -> String {
@@ -214,7 +224,7 @@ impl Session {
                     status: status.map(super::describe_exit),
                     output: child.output_tail(),
                     hello_on_stdout: looks_like_protocol(&child.stdout_tail()),
-                    memory_limit_mib: launch.limits.memory_bytes.map(|bytes| bytes >> 20),
+                    memory_limit_mib: launch.limits.memory_mib(),
                 });
             }
             Received::Event(Event::LineTooLong) => {

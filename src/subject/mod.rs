@@ -9,6 +9,7 @@ pub mod environment;
 pub mod in_process;
 pub mod launch;
 pub mod manifest;
+pub mod probe;
 pub mod server;
 
 pub use in_process::InProcess;

@@ -299,3 +299,27 @@ fn the_minimal_rust_adapter_conforms() {
     );
     assert_eq!(report["implementation"]["name"], "rust example");
 }
+
+/// Every `spec export` error names the path it is about: a file where the folder should be,
+/// or where a folder inside it should be, said only `File exists` or `Not a directory`.
+#[test]
+fn spec_export_errors_name_their_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let inner = dir.path().join("export");
+    std::fs::create_dir(&inner).unwrap();
+    std::fs::write(inner.join("cases"), "").unwrap();
+    for (target, named) in [
+        (file.clone(), file.clone()),
+        (inner.clone(), inner.join("cases")),
+    ] {
+        let output = parcall(&["spec", "export", target.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{}: exists and is not a folder", named.display())),
+            "{stderr}"
+        );
+    }
+}

@@ -406,6 +406,106 @@ fn usage_errors_exit_2_and_say_what_is_wrong(#[case] args: &[&str], #[case] mess
     assert!(stderr.contains(message), "{stderr}");
 }
 
+/// A memory limit under which the interpreter itself cannot start is the user's set-up
+/// error (exit 2) that says so and names a limit that starts it, not a verdict blaming the
+/// implementation (exit 1) for a start-up it never reached.
+#[test]
+fn a_memory_limit_too_small_for_the_interpreter_is_a_set_up_error() {
+    let output = parcall(&[
+        "check",
+        "conformance/examples/python/solution.py",
+        "--memory-mib",
+        "1",
+        "--fuzz",
+        "0",
+        "--no-regressions",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}{}", stdout(&output));
+    assert!(
+        stderr.contains("--memory-mib 1 is too small for `python3` to start"),
+        "{stderr}"
+    );
+    let works: u64 = stderr
+        .split("starts under --memory-mib ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no working limit named: {stderr}"));
+    assert!((2..=2048).contains(&works), "{stderr}");
+}
+
+/// Too few generated cases to show every scored requirement: a warning names what no
+/// implementation can meet and the size that shows them all, instead of a silently lower
+/// result; at that size there is none.
+#[test]
+fn too_few_generated_cases_are_warned_of() {
+    let check = |fuzz: &str| {
+        parcall(&[
+            "check",
+            "conformance/examples/python/solution.py",
+            "--fuzz",
+            fuzz,
+            "--seed",
+            "3",
+            "--no-regressions",
+        ])
+    };
+    let output = check("1");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: --fuzz 1: the generated cases of execute_tool_calls (seed 3) never show EXEC-"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--fuzz 17 or more shows every requirement"),
+        "{stderr}"
+    );
+    let enough = check("18");
+    let stderr = String::from_utf8_lossy(&enough.stderr);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert_eq!(enough.status.code(), Some(0), "{stderr}");
+}
+
+/// A negative number is refused as what it is, by every numeric flag of every command: not
+/// taken for a flag with clap's tip to pass it after `--`, which would make it a path.
+#[rstest::rstest]
+#[case::check_seed(&["check", "m.py", "--seed"], "-1", "seeds are 0 to 2^64-1")]
+#[case::check_fuzz(&["check", "m.py", "--fuzz"], "-1", "cases from 0 to")]
+#[case::check_timeout(&["check", "m.py", "--timeout"], "-0.5", "seconds must be above 0")]
+#[case::check_startup(&["check", "m.py", "--startup-timeout"], "-1", "seconds must be above 0")]
+#[case::check_budget(&["check", "m.py", "--budget"], "-1", "seconds must be above 0")]
+#[case::check_memory(&["check", "m.py", "--memory-mib"], "-1", "MiB from 0 to")]
+#[case::grade_seed(&["grade", "c", "--seed"], "-7", "seeds are 0 to 2^64-1")]
+#[case::grade_fuzz(&["grade", "c", "--fuzz"], "-1", "cases from 0 to")]
+#[case::grade_jobs(&["grade", "c", "--jobs"], "-3", "jobs from 1 to")]
+#[case::grade_timeout(&["grade", "c", "--timeout"], "-1", "seconds must be above 0")]
+#[case::grade_memory(&["grade", "c", "--memory-mib"], "-1", "MiB from 16 to")]
+#[case::grade_cpu(&["grade", "c", "--cpu-seconds"], "-1", "whole seconds from 1 to")]
+#[case::grade_submission(&["grade", "c", "--submission-seconds"], "-1", "whole seconds from 1 to 86400")]
+#[case::compare_jobs(&["compare", "m.py", "--jobs"], "-1", "jobs from 1 to")]
+#[case::compare_seed(&["compare", "m.py", "--seed"], "-1", "seeds are 0 to 2^64-1")]
+#[case::mutate_fuzz(&["mutate", "m.py", "--fuzz"], "-2", "cases from 0 to")]
+#[case::mutate_memory(&["mutate", "m.py", "--memory-mib"], "-1", "MiB from 0 to")]
+#[case::export_generated(&["spec", "export", "d", "--generated"], "-1", "cases from 0 to")]
+#[case::export_seed(&["spec", "export", "d", "--seed"], "-1", "seeds are 0 to 2^64-1")]
+fn a_negative_number_is_refused_as_negative(
+    #[case] args: &[&str],
+    #[case] value: &str,
+    #[case] accepted: &str,
+) {
+    let flag = args.last().unwrap();
+    let output = parcall(&[args, &[value]].concat());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{value} is negative; ")) && stderr.contains(accepted),
+        "{flag}: {stderr}"
+    );
+    assert!(stderr.contains(flag), "{stderr}");
+    assert!(!stderr.contains("tip:"), "{stderr}");
+}
+
 #[test]
 fn colour_follows_the_flag() {
     let args = [

@@ -439,3 +439,71 @@ fn output_formats() {
         assert!(test["output"].as_str().unwrap_or("").chars().count() <= 500);
     }
 }
+
+/// A submission stopped by the memory limit is told which limit stopped it, whichever
+/// holds it (its control group or the process limit), not a bare signal or MemoryError;
+/// and too few hidden cases to show every requirement are warned of before grading.
+#[test]
+fn the_memory_limit_that_stops_a_submission_is_named() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    std::fs::write(
+        class.join("hoarder.py"),
+        "def execute_tool_calls(calls, max_parallel=4):\n    hoard = [0] * (10**9)\n    return []\n",
+    )
+    .unwrap();
+    let out = work.path().join("grades");
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["grade", class.join("hoarder.py").to_str().unwrap()])
+        .args(["--out", out.to_str().unwrap()])
+        .args(["--function", "execute_tool_calls", "--memory-mib", "256"])
+        .args(["--fuzz", "1", "--seed", "3"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: --fuzz 1: the generated cases of execute_tool_calls (seed 3) never show"
+        ),
+        "{stderr}"
+    );
+    let feedback = std::fs::read_to_string(out.join("students/hoarder/feedback.txt")).unwrap();
+    assert!(feedback.contains("memory limit of 256 MiB"), "{feedback}");
+}
+
+/// The same submission named twice (a class and a file in it) is graded once, with a note,
+/// not refused as a rival of itself.
+#[test]
+fn a_submission_named_twice_is_graded_once() {
+    let work = tempfile::tempdir().unwrap();
+    let class = class_of_two(work.path());
+    let inside = std::fs::read_dir(&class)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_file())
+        .unwrap();
+    let out = work.path().join("grades");
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["grade", class.to_str().unwrap(), inside.to_str().unwrap()])
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--fuzz",
+            "20",
+            "--seed",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let summary = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("was named twice ("), "{stderr}");
+    assert!(
+        !summary.contains("another submission is named"),
+        "{summary}"
+    );
+    assert!(summary.contains("2 submissions graded"), "{summary}");
+}
