@@ -295,6 +295,19 @@ pub fn clip(line: &str) -> String {
 mod tests {
     use super::*;
 
+    /// `unshare --fork` exits 1 saying `sigprocmask unblock failed` when the program it
+    /// started was killed by a signal: the memory limit may be why, as for the signal itself.
+    #[test]
+    fn a_signal_unshare_could_not_pass_on_may_be_memory() {
+        let status = Some("it exited with status 1");
+        assert!(may_be_memory(
+            "unshare: sigprocmask unblock failed\n",
+            status
+        ));
+        assert!(may_be_memory("", Some("it was killed by signal 9")));
+        assert!(!may_be_memory("bad option: -I", status));
+    }
+
     /// A summary row names the cause; what the module printed (a `print` at import, Node's
     /// version banner) is never taken for it, even when it reads like an exception.
     #[test]
