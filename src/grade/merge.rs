@@ -1,0 +1,386 @@
+//! `parcall grade merge`: the results of a class graded in shards (a CI matrix, a Slurm
+//! array, a Kubernetes indexed Job) joined into the results one run would have written. The
+//! shards are read back through [`Gradebook`] and refused unless together they are exactly
+//! one class graded one way: every shard once, the same seed, spec and options, each
+//! student in one shard only.
+
+use super::gradebook::{Gradebook, ProtectionRecord, Run, Shard, FORMAT, VERSION};
+use super::out::{OutDir, REPORTS, STUDENTS, TEACHER};
+use super::Entry;
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+
+/// Why shards cannot be merged: the teacher's input, a usage error.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("no shard folder given")]
+    NoShard,
+    #[error("{}: not a `parcall grade --shard` output: no teacher/gradebook.shard-I-of-N.json in it", .folder.display())]
+    NotAGradeOutput { folder: PathBuf },
+    #[error("{}: graded in one run, not as a shard (it has teacher/gradebook.json); grade with --shard I/N to merge", .folder.display())]
+    OneRun { folder: PathBuf },
+    #[error("{}: {reason}", .path.display())]
+    Unreadable { path: PathBuf, reason: String },
+    #[error("{}: the shard did not finish (`\"complete\": false`); grade shard {shard} again", .path.display())]
+    Incomplete { path: PathBuf, shard: Shard },
+    #[error("{}: its name says shard {named}, its contents shard {recorded}", .path.display())]
+    Renamed {
+        path: PathBuf,
+        named: String,
+        recorded: String,
+    },
+    #[error("{} and {} were graded with different {field}: {first} and {other}", .first_path.display(), .other_path.display())]
+    Differs {
+        first_path: PathBuf,
+        other_path: PathBuf,
+        field: &'static str,
+        first: String,
+        other: String,
+    },
+    #[error("shard {index}/{count} is given twice: {}", folders(.paths))]
+    Duplicated {
+        index: usize,
+        count: usize,
+        paths: Vec<PathBuf>,
+    },
+    #[error("{} missing: every shard of {count} is needed", missing(.indices, *.count))]
+    Missing { indices: Vec<usize>, count: usize },
+    #[error("{name} is graded in two shards: {} and {}", .first.display(), .other.display())]
+    SameStudent {
+        name: String,
+        first: PathBuf,
+        other: PathBuf,
+    },
+    #[error("{}: already exists and is not empty; merge into a new folder", .path.display())]
+    OutExists { path: PathBuf },
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The machine's doing (a full disk), not the shards': the merge is incomplete.
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl MergeError {
+    /// Whether merged results could not be written, rather than the shards refused.
+    pub fn is_write(&self) -> bool {
+        matches!(self, MergeError::Write { .. })
+    }
+}
+
+fn folders(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(" and ")
+}
+
+fn missing(indices: &[usize], count: usize) -> String {
+    let shown: Vec<String> = indices.iter().map(|i| format!("{i}/{count}")).collect();
+    match shown.as_slice() {
+        [one] => format!("shard {one} is"),
+        _ => format!("shards {} are", shown.join(", ")),
+    }
+}
+
+/// One shard's gradebook, and the folder its students' files are in.
+#[derive(Debug)]
+pub struct ShardBook {
+    pub folder: PathBuf,
+    pub path: PathBuf,
+    pub book: Gradebook,
+}
+
+/// A class merged from its shards: what one run would have graded.
+#[derive(Debug)]
+pub struct Merged {
+    pub run: Run,
+    /// In gradebook order, with the shard each came from.
+    pub graded: Vec<(Entry, usize)>,
+    pub shards: Vec<ShardBook>,
+}
+
+/// Reads every shard gradebook in `folders` (a folder may hold several, when shards were
+/// graded into one `--out`) and checks that together they are one class graded one way.
+pub fn read(folders: &[PathBuf]) -> Result<Merged, MergeError> {
+    let mut shards = Vec::new();
+    for folder in folders {
+        shards.extend(read_folder(folder)?);
+    }
+    let Some(first) = shards.first() else {
+        return Err(MergeError::NoShard);
+    };
+    for other in &shards[1..] {
+        if let Some((field, a, b)) = difference(&first.book, &other.book) {
+            return Err(MergeError::Differs {
+                first_path: first.path.clone(),
+                other_path: other.path.clone(),
+                field,
+                first: a,
+                other: b,
+            });
+        }
+    }
+    every_shard_once(&shards)?;
+    let graded = one_class(&shards)?;
+    let mut run = Run::of(&first.book);
+    run.shard = None;
+    run.protections = weakest(&shards);
+    Ok(Merged {
+        run,
+        graded,
+        shards,
+    })
+}
+
+/// The shard gradebooks under `folder`/teacher, by name.
+fn read_folder(folder: &Path) -> Result<Vec<ShardBook>, MergeError> {
+    let teacher = folder.join(TEACHER);
+    let not_output = || MergeError::NotAGradeOutput {
+        folder: folder.to_owned(),
+    };
+    let listing = std::fs::read_dir(&teacher).map_err(|_| not_output())?;
+    let mut named = Vec::new();
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(shard) = shard_named(&name) {
+            named.push((shard, teacher.join(&name)));
+        }
+    }
+    if named.is_empty() {
+        return Err(if teacher.join("gradebook.json").exists() {
+            MergeError::OneRun {
+                folder: folder.to_owned(),
+            }
+        } else {
+            not_output()
+        });
+    }
+    named.sort();
+    named
+        .into_iter()
+        .map(|(shard, path)| read_book(folder, path, shard))
+        .collect()
+}
+
+/// `(I, N)` for `gradebook.shard-I-of-N.json`.
+fn shard_named(name: &str) -> Option<(usize, usize)> {
+    let (index, count) = name
+        .strip_prefix("gradebook.shard-")?
+        .strip_suffix(".json")?
+        .split_once("-of-")?;
+    Some((index.parse().ok()?, count.parse().ok()?))
+}
+
+fn read_book(
+    folder: &Path,
+    path: PathBuf,
+    (index, count): (usize, usize),
+) -> Result<ShardBook, MergeError> {
+    let unreadable = |reason: String| MergeError::Unreadable {
+        path: path.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| unreadable(e.to_string()))?;
+    let header: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| unreadable(format!("not JSON: {e}")))?;
+    if header["format"] != FORMAT || header["version"] != VERSION {
+        return Err(unreadable(format!(
+            "not a {FORMAT} of version {VERSION} (written by another parcall? grade the shard again)"
+        )));
+    }
+    let mut reader = serde_json::Deserializer::from_str(&text);
+    let book: Gradebook = serde_path_to_error::deserialize(&mut reader)
+        .map_err(|e| unreadable(format!("at {}: {}", e.path(), e.inner())))?;
+    let Some(shard) = book.shard.filter(|s| (1..=s.count).contains(&s.index)) else {
+        return Err(unreadable("records no shard I/N with 1 <= I <= N".to_owned()));
+    };
+    if (shard.index, shard.count) != (index, count) {
+        return Err(MergeError::Renamed {
+            path,
+            named: format!("{index}/{count}"),
+            recorded: shard.to_string(),
+        });
+    }
+    if !book.complete {
+        return Err(MergeError::Incomplete { path, shard });
+    }
+    Ok(ShardBook {
+        folder: folder.to_owned(),
+        path,
+        book,
+    })
+}
+
+/// The first field that decides scores and differs between two shards, with both values.
+fn difference(a: &Gradebook, b: &Gradebook) -> Option<(&'static str, String, String)> {
+    fn field<T: PartialEq + Display>(
+        name: &'static str,
+        a: T,
+        b: T,
+    ) -> Option<(&'static str, String, String)> {
+        (a != b).then(|| (name, a.to_string(), b.to_string()))
+    }
+    fn listed<T: PartialEq + serde::Serialize>(
+        name: &'static str,
+        a: &T,
+        b: &T,
+    ) -> Option<(&'static str, String, String)> {
+        let shown = |v: &T| serde_json::to_string(v).unwrap_or_default();
+        (a != b).then(|| (name, shown(a), shown(b)))
+    }
+    let (x, y) = (&a.options, &b.options);
+    let (sa, sb) = (a.shard.expect("read"), b.shard.expect("read"));
+    field("spec versions (suite)", &a.suite, &b.suite)
+        .or_else(|| field("seeds (--seed)", a.seed, b.seed))
+        .or_else(|| field("shard counts (--shard I/N)", sa.count, sb.count))
+        .or_else(|| field("class sizes (submissions found)", sa.class, sb.class))
+        .or_else(|| listed("functions (--function)", &x.functions, &y.functions))
+        .or_else(|| field("hidden case counts (--fuzz)", x.fuzz, y.fuzz))
+        .or_else(|| listed("rubric points (--rubric)", &x.points, &y.points))
+        .or_else(|| field("partial credit (--rubric)", x.partial_credit, y.partial_credit))
+        .or_else(|| field("timeouts (--timeout)", x.timeout_seconds, y.timeout_seconds))
+        .or_else(|| field("memory limits (--memory-mib)", x.memory_mib, y.memory_mib))
+        .or_else(|| field("CPU limits (--cpu-seconds)", x.cpu_seconds, y.cpu_seconds))
+        .or_else(|| {
+            field(
+                "submission budgets (--submission-seconds)",
+                x.submission_seconds,
+                y.submission_seconds,
+            )
+        })
+}
+
+/// Every shard index of the count once.
+fn every_shard_once(shards: &[ShardBook]) -> Result<(), MergeError> {
+    let count = shards[0].book.shard.expect("read").count;
+    let mut by_index: BTreeMap<usize, Vec<PathBuf>> = BTreeMap::new();
+    for shard in shards {
+        let index = shard.book.shard.expect("read").index;
+        by_index.entry(index).or_default().push(shard.path.clone());
+    }
+    if let Some((index, paths)) = by_index.iter().find(|(_, paths)| paths.len() > 1) {
+        return Err(MergeError::Duplicated {
+            index: *index,
+            count,
+            paths: paths.clone(),
+        });
+    }
+    let indices: Vec<usize> = (1..=count)
+        .filter(|i| !by_index.contains_key(i))
+        .collect();
+    if !indices.is_empty() {
+        return Err(MergeError::Missing { indices, count });
+    }
+    Ok(())
+}
+
+/// Every shard's entries in gradebook order (by name, as one run sorts them), each with its
+/// shard's place in `shards`; a student in two shards is refused.
+fn one_class(shards: &[ShardBook]) -> Result<Vec<(Entry, usize)>, MergeError> {
+    let mut graded: BTreeMap<String, (Entry, usize)> = BTreeMap::new();
+    for (place, shard) in shards.iter().enumerate() {
+        for entry in shard.book.entries() {
+            if let Some((_, first)) = graded.get(&entry.name) {
+                return Err(MergeError::SameStudent {
+                    name: crate::text::terminal::line(&entry.name).into_owned(),
+                    first: shards[*first].path.clone(),
+                    other: shard.path.clone(),
+                });
+            }
+            graded.insert(entry.name.clone(), (entry, place));
+        }
+    }
+    Ok(graded.into_values().collect())
+}
+
+/// The protections every shard had: one inactive in any shard is inactive in the class,
+/// with that shard's reason.
+fn weakest(shards: &[ShardBook]) -> Vec<ProtectionRecord> {
+    let mut protections = shards[0].book.protections.clone();
+    for shard in &shards[1..] {
+        for protection in &mut protections {
+            let other = shard
+                .book
+                .protections
+                .iter()
+                .find(|p| p.name == protection.name);
+            if let Some(other) = other.filter(|p| protection.active && !p.active) {
+                *protection = other.clone();
+            }
+        }
+    }
+    protections
+}
+
+/// Checks that `out` may take the merge: a new folder, or an empty one. Merging never writes
+/// over earlier results, least of all over a shard's own.
+pub fn check_out(out: &Path) -> Result<(), MergeError> {
+    match std::fs::read_dir(out).map(|mut listing| listing.next().is_none()) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(MergeError::OutExists {
+            path: out.to_owned(),
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(MergeError::Io {
+            path: out.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Copies each student's files from their shard: `students/NAME/` and
+/// `teacher/reports/NAME/`, regular files only (a shard's folder holding a link is refused,
+/// never followed).
+pub fn copy_submissions(
+    merged: &Merged,
+    students: &OutDir,
+    reports: &OutDir,
+) -> Result<(), MergeError> {
+    for (entry, place) in &merged.graded {
+        let folder = &merged.shards[*place].folder;
+        let from = folder.join(STUDENTS).join(&entry.name);
+        copy_folder(&from, students, &entry.name)?;
+        let from = folder.join(TEACHER).join(REPORTS).join(&entry.name);
+        copy_folder(&from, reports, &entry.name)?;
+    }
+    Ok(())
+}
+
+fn copy_folder(from: &Path, into: &OutDir, name: &str) -> Result<(), MergeError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| MergeError::Io { path, source }
+    };
+    let written = |source| MergeError::Write {
+        path: into.path().join(name),
+        source,
+    };
+    // The name comes from a gradebook: `subdir` refuses one that would leave `into`.
+    let to = into.subdir(name).map_err(written)?;
+    let kind = std::fs::symlink_metadata(from).map_err(io(from))?;
+    if !kind.is_dir() {
+        return Err(MergeError::Unreadable {
+            path: from.to_owned(),
+            reason: "not a folder".to_owned(),
+        });
+    }
+    for file in std::fs::read_dir(from).map_err(io(from))? {
+        let file = file.map_err(io(from))?;
+        let path = file.path();
+        if !file.file_type().map_err(io(&path))?.is_file() {
+            return Err(MergeError::Unreadable {
+                path,
+                reason: "not a regular file: a grade output holds none".to_owned(),
+            });
+        }
+        let name = file.file_name().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).map_err(io(&path))?;
+        to.write(&name, &bytes).map_err(written)?;
+    }
+    Ok(())
+}
