@@ -305,7 +305,10 @@ impl Results {
     fn submission(&self, g: &grade::Graded) -> std::io::Result<()> {
         let dir = self.students.subdir(&g.submission.name)?;
         // For the student: no seed, at most one generated case per requirement.
-        dir.write("gradescope.json", &gradebook::pretty(&formats::gradescope(g)))?;
+        dir.write(
+            "gradescope.json",
+            &gradebook::pretty(&formats::gradescope(g)),
+        )?;
         dir.write("exercism.json", &gradebook::pretty(&formats::exercism(g)))?;
         dir.write("feedback.txt", formats::feedback_file(g).as_bytes())?;
         // For the teacher: the whole report, with the seed and the rerun commands.

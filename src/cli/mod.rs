@@ -148,7 +148,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "N", value_parser = values::jobs)]
     pub jobs: Option<usize>,
     /// Grade only shard I of N (1-based), e.g. for CI matrix jobs or Slurm arrays; needs
-    /// --seed so every shard uses the same hidden cases.
+    /// --seed so every shard uses the same hidden cases. `grade merge` joins the shards.
     #[arg(long, value_name = "I/N", requires = "seed")]
     pub shard: Option<String>,
     /// The Python interpreter for `.py` submissions.
@@ -178,15 +178,15 @@ pub struct GradeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum GradeCommand {
-    /// Join the results of a class graded in shards (`parcall grade --shard I/N`) into the
-    /// results one run would have written: one gradebook, one class page, every student's
-    /// folder.
+    /// Join the results of a class graded in shards (grade --shard I/N) into the results
+    /// one run would have written: one gradebook, one class page, every student's folder.
     ///
     /// `parcall grade merge shard-1/ shard-2/ --out merged/` reads each folder's
     /// teacher/gradebook.shard-I-of-N.json (a folder may hold several), checks that the
     /// shards are every shard of one class graded one way (the same seed, spec, functions,
     /// rubric, --fuzz and limits; each shard once; each student in one shard), writes
-    /// merged/ as `parcall grade --out merged/` would have, and prints the same summary.
+    /// merged/ as one grade run with --out merged/ would have, and prints the same summary
+    /// (docs/grading.md, "Shards and merging").
     #[command(after_help = MERGE_EXIT_HELP)]
     Merge(MergeArgs),
 }
@@ -205,8 +205,8 @@ pub struct MergeArgs {
     /// The shards' `--out` folders.
     #[arg(value_name = "OUT", required = true)]
     pub shards: Vec<PathBuf>,
-    /// Where the merged results go: a new folder (or an empty one), laid out as
-    /// `parcall grade --out` lays it out.
+    /// Where the merged results go: a new folder (or an empty one), laid out as grade's
+    /// --out is.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }

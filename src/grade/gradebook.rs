@@ -196,7 +196,10 @@ impl Gradebook {
 
     /// The entries it holds, as the run that wrote it kept them.
     pub fn entries(&self) -> Vec<Entry> {
-        self.submissions.iter().map(SubmissionRecord::entry).collect()
+        self.submissions
+            .iter()
+            .map(SubmissionRecord::entry)
+            .collect()
     }
 }
 
@@ -240,12 +243,7 @@ impl SubmissionRecord {
 
 /// Writes the gradebooks (CSV and JSON) and the class page of `graded` into `teacher`,
 /// with a shard's suffix when `run` is a shard's.
-pub fn write(
-    teacher: &OutDir,
-    run: &Run,
-    graded: &[Entry],
-    complete: bool,
-) -> std::io::Result<()> {
+pub fn write(teacher: &OutDir, run: &Run, graded: &[Entry], complete: bool) -> std::io::Result<()> {
     let suffix = run.shard.map(|s| s.suffix()).unwrap_or_default();
     let csv = formats::gradebook_csv(graded, run.seed);
     let book = Gradebook::new(run, graded, complete);

@@ -197,7 +197,9 @@ fn read_book(
     let book: Gradebook = serde_path_to_error::deserialize(&mut reader)
         .map_err(|e| unreadable(format!("at {}: {}", e.path(), e.inner())))?;
     let Some(shard) = book.shard.filter(|s| (1..=s.count).contains(&s.index)) else {
-        return Err(unreadable("records no shard I/N with 1 <= I <= N".to_owned()));
+        return Err(unreadable(
+            "records no shard I/N with 1 <= I <= N".to_owned(),
+        ));
     };
     if (shard.index, shard.count) != (index, count) {
         return Err(MergeError::Renamed {
@@ -242,7 +244,13 @@ fn difference(a: &Gradebook, b: &Gradebook) -> Option<(&'static str, String, Str
         .or_else(|| listed("functions (--function)", &x.functions, &y.functions))
         .or_else(|| field("hidden case counts (--fuzz)", x.fuzz, y.fuzz))
         .or_else(|| listed("rubric points (--rubric)", &x.points, &y.points))
-        .or_else(|| field("partial credit (--rubric)", x.partial_credit, y.partial_credit))
+        .or_else(|| {
+            field(
+                "partial credit (--rubric)",
+                x.partial_credit,
+                y.partial_credit,
+            )
+        })
         .or_else(|| field("timeouts (--timeout)", x.timeout_seconds, y.timeout_seconds))
         .or_else(|| field("memory limits (--memory-mib)", x.memory_mib, y.memory_mib))
         .or_else(|| field("CPU limits (--cpu-seconds)", x.cpu_seconds, y.cpu_seconds))
@@ -270,9 +278,7 @@ fn every_shard_once(shards: &[ShardBook]) -> Result<(), MergeError> {
             paths: paths.clone(),
         });
     }
-    let indices: Vec<usize> = (1..=count)
-        .filter(|i| !by_index.contains_key(i))
-        .collect();
+    let indices: Vec<usize> = (1..=count).filter(|i| !by_index.contains_key(i)).collect();
     if !indices.is_empty() {
         return Err(MergeError::Missing { indices, count });
     }

@@ -75,7 +75,10 @@ fn refused(shards: &[&Path], out: &Path, said: &[&str]) {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{shards:?}: {stderr}");
     for words in said {
-        assert!(stderr.contains(words), "{shards:?}: `{words}` not in {stderr}");
+        assert!(
+            stderr.contains(words),
+            "{shards:?}: `{words}` not in {stderr}"
+        );
     }
     assert_eq!(out.exists().then(|| files(out)), before, "{shards:?}");
 }
@@ -135,7 +138,10 @@ fn two_shards_merged_give_what_one_run_gives_and_mismatched_shards_are_refused()
         &at("merged"),
         &["merged", "already exists"],
     );
-    assert_eq!(std::fs::read(at("merged/teacher/gradebook.json")).unwrap(), book);
+    assert_eq!(
+        std::fs::read(at("merged/teacher/gradebook.json")).unwrap(),
+        book
+    );
     let out = at("refused");
     refused(&[&at("shard-1")], &out, &["shard 2/2 is missing"]);
     refused(
@@ -224,9 +230,21 @@ fn a_shard_that_did_not_finish_or_differs_in_an_option_is_refused() {
         &["different hidden case counts (--fuzz): 10 and 11"],
     );
     edit(&|book| book["options"]["points"]["EXEC-ID-GIVEN"] = 3.0.into());
-    refused(&[&at("shard-1"), &edited], &out, &["different rubric points"]);
+    refused(
+        &[&at("shard-1"), &edited],
+        &out,
+        &["different rubric points"],
+    );
     edit(&|book| book["suite"] = "0.0.1".into());
-    refused(&[&at("shard-1"), &edited], &out, &["different spec versions"]);
+    refused(
+        &[&at("shard-1"), &edited],
+        &out,
+        &["different spec versions"],
+    );
     edit(&|book| book["surprise"] = true.into());
-    refused(&[&at("shard-1"), &edited], &out, &["unknown field `surprise`"]);
+    refused(
+        &[&at("shard-1"), &edited],
+        &out,
+        &["unknown field `surprise`"],
+    );
 }
