@@ -92,6 +92,7 @@ fn missing(indices: &[usize], count: usize) -> String {
 pub struct ShardBook {
     pub folder: PathBuf,
     pub path: PathBuf,
+    pub shard: Shard,
     pub book: Gradebook,
 }
 
@@ -99,8 +100,10 @@ pub struct ShardBook {
 #[derive(Debug)]
 pub struct Merged {
     pub run: Run,
-    /// In gradebook order, with the shard each came from.
+    /// In gradebook order, with the place in `shards` of the shard each came from.
     pub graded: Vec<(Entry, usize)>,
+    /// Each of `graded`'s folders: `students/NAME/` and `teacher/reports/NAME/`.
+    pub folders: Vec<[Folder; 2]>,
     pub shards: Vec<ShardBook>,
 }
 
@@ -115,7 +118,7 @@ pub fn read(folders: &[PathBuf]) -> Result<Merged, MergeError> {
         return Err(MergeError::NoShard);
     };
     for other in &shards[1..] {
-        if let Some((field, a, b)) = difference(&first.book, &other.book) {
+        if let Some((field, a, b)) = difference(first, other) {
             return Err(MergeError::Differs {
                 first_path: first.path.clone(),
                 other_path: other.path.clone(),
@@ -127,12 +130,14 @@ pub fn read(folders: &[PathBuf]) -> Result<Merged, MergeError> {
     }
     every_shard_once(&shards)?;
     let graded = one_class(&shards)?;
+    let folders = submission_folders(&graded, &shards)?;
     let mut run = Run::of(&first.book);
     run.shard = None;
     run.protections = weakest(&shards);
     Ok(Merged {
         run,
         graded,
+        folders,
         shards,
     })
 }
@@ -214,12 +219,13 @@ fn read_book(
     Ok(ShardBook {
         folder: folder.to_owned(),
         path,
+        shard,
         book,
     })
 }
 
 /// The first field that decides scores and differs between two shards, with both values.
-fn difference(a: &Gradebook, b: &Gradebook) -> Option<(&'static str, String, String)> {
+fn difference(a: &ShardBook, b: &ShardBook) -> Option<(&'static str, String, String)> {
     fn field<T: PartialEq + Display>(
         name: &'static str,
         a: T,
@@ -235,8 +241,9 @@ fn difference(a: &Gradebook, b: &Gradebook) -> Option<(&'static str, String, Str
         let shown = |v: &T| serde_json::to_string(v).unwrap_or_default();
         (a != b).then(|| (name, shown(a), shown(b)))
     }
+    let (sa, sb) = (a.shard, b.shard);
+    let (a, b) = (&a.book, &b.book);
     let (x, y) = (&a.options, &b.options);
-    let (sa, sb) = (a.shard.expect("read"), b.shard.expect("read"));
     field("spec versions (suite)", &a.suite, &b.suite)
         .or_else(|| field("seeds (--seed)", a.seed, b.seed))
         .or_else(|| field("shard counts (--shard I/N)", sa.count, sb.count))
@@ -265,10 +272,12 @@ fn difference(a: &Gradebook, b: &Gradebook) -> Option<(&'static str, String, Str
 
 /// Every shard index of the count once.
 fn every_shard_once(shards: &[ShardBook]) -> Result<(), MergeError> {
-    let count = shards[0].book.shard.expect("read").count;
+    let Some(count) = shards.first().map(|s| s.shard.count) else {
+        return Err(MergeError::NoShard);
+    };
     let mut by_index: BTreeMap<usize, Vec<PathBuf>> = BTreeMap::new();
     for shard in shards {
-        let index = shard.book.shard.expect("read").index;
+        let index = shard.shard.index;
         by_index.entry(index).or_default().push(shard.path.clone());
     }
     if let Some((index, paths)) = by_index.iter().find(|(_, paths)| paths.len() > 1) {
@@ -307,8 +316,11 @@ fn one_class(shards: &[ShardBook]) -> Result<Vec<(Entry, usize)>, MergeError> {
 /// The protections every shard had: one inactive in any shard is inactive in the class,
 /// with that shard's reason.
 fn weakest(shards: &[ShardBook]) -> Vec<ProtectionRecord> {
-    let mut protections = shards[0].book.protections.clone();
-    for shard in &shards[1..] {
+    let Some((first, rest)) = shards.split_first() else {
+        return Vec::new();
+    };
+    let mut protections = first.book.protections.clone();
+    for shard in rest {
         for protection in &mut protections {
             let other = shard
                 .book
@@ -339,54 +351,95 @@ pub fn check_out(out: &Path) -> Result<(), MergeError> {
     }
 }
 
-/// Copies each student's files from their shard: `students/NAME/` and
-/// `teacher/reports/NAME/`, regular files only (a shard's folder holding a link is refused,
-/// never followed).
+/// One student's folder in a shard, and the regular files in it.
+#[derive(Debug)]
+pub struct Folder {
+    pub from: PathBuf,
+    pub files: Vec<PathBuf>,
+}
+
+/// Each student's folders in their shard, checked before anything is written:
+/// `students/NAME/` and `teacher/reports/NAME/`, each holding regular files only, as a grade
+/// writes them (a link is refused, never followed).
+fn submission_folders(
+    graded: &[(Entry, usize)],
+    shards: &[ShardBook],
+) -> Result<Vec<[Folder; 2]>, MergeError> {
+    graded
+        .iter()
+        .map(|(entry, place)| {
+            let shard = &shards[*place];
+            if entry.name.is_empty()
+                || entry.name == "."
+                || entry.name == ".."
+                || entry.name.contains(['/', '\0'])
+            {
+                return Err(MergeError::Unreadable {
+                    path: shard.path.clone(),
+                    reason: format!("`{}` cannot name a submission", entry.name.escape_debug()),
+                });
+            }
+            let students = shard.folder.join(STUDENTS).join(&entry.name);
+            let reports = shard.folder.join(TEACHER).join(REPORTS).join(&entry.name);
+            Ok([folder(students)?, folder(reports)?])
+        })
+        .collect()
+}
+
+fn folder(from: PathBuf) -> Result<Folder, MergeError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| MergeError::Io { path, source }
+    };
+    let kind = std::fs::symlink_metadata(&from).map_err(io(&from))?;
+    if !kind.is_dir() {
+        return Err(MergeError::Unreadable {
+            path: from,
+            reason: "not a folder: grade the shard again".to_owned(),
+        });
+    }
+    let mut files = Vec::new();
+    for file in std::fs::read_dir(&from).map_err(io(&from))? {
+        let file = file.map_err(io(&from))?;
+        let path = file.path();
+        if !file.file_type().map_err(io(&path))?.is_file() {
+            return Err(MergeError::Unreadable {
+                path,
+                reason: "not a regular file, which a grade never writes".to_owned(),
+            });
+        }
+        files.push(path);
+    }
+    files.sort();
+    Ok(Folder { from, files })
+}
+
+/// Copies each student's folders from their shard into `students` and `reports`.
 pub fn copy_submissions(
     merged: &Merged,
     students: &OutDir,
     reports: &OutDir,
 ) -> Result<(), MergeError> {
-    for (entry, place) in &merged.graded {
-        let folder = &merged.shards[*place].folder;
-        let from = folder.join(STUDENTS).join(&entry.name);
-        copy_folder(&from, students, &entry.name)?;
-        let from = folder.join(TEACHER).join(REPORTS).join(&entry.name);
-        copy_folder(&from, reports, &entry.name)?;
+    for ((entry, _), [own, report]) in merged.graded.iter().zip(&merged.folders) {
+        copy_folder(own, students, &entry.name)?;
+        copy_folder(report, reports, &entry.name)?;
     }
     Ok(())
 }
 
-fn copy_folder(from: &Path, into: &OutDir, name: &str) -> Result<(), MergeError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| MergeError::Io { path, source }
-    };
+fn copy_folder(folder: &Folder, into: &OutDir, name: &str) -> Result<(), MergeError> {
     let written = |source| MergeError::Write {
         path: into.path().join(name),
         source,
     };
-    // The name comes from a gradebook: `subdir` refuses one that would leave `into`.
     let to = into.subdir(name).map_err(written)?;
-    let kind = std::fs::symlink_metadata(from).map_err(io(from))?;
-    if !kind.is_dir() {
-        return Err(MergeError::Unreadable {
-            path: from.to_owned(),
-            reason: "not a folder".to_owned(),
-        });
-    }
-    for file in std::fs::read_dir(from).map_err(io(from))? {
-        let file = file.map_err(io(from))?;
-        let path = file.path();
-        if !file.file_type().map_err(io(&path))?.is_file() {
-            return Err(MergeError::Unreadable {
-                path,
-                reason: "not a regular file: a grade output holds none".to_owned(),
-            });
-        }
-        let name = file.file_name().to_string_lossy().into_owned();
-        let bytes = std::fs::read(&path).map_err(io(&path))?;
-        to.write(&name, &bytes).map_err(written)?;
+    for path in &folder.files {
+        let bytes = std::fs::read(path).map_err(|source| MergeError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let file = path.file_name().unwrap_or_default().to_string_lossy();
+        to.write(&file, &bytes).map_err(written)?;
     }
     Ok(())
 }

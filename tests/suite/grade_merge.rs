@@ -247,4 +247,21 @@ fn a_shard_that_did_not_finish_or_differs_in_an_option_is_refused() {
         &out,
         &["unknown field `surprise`"],
     );
+    // A shard's folder is read, never followed: zed's feedback a link to another file.
+    edit(&|_| ());
+    for folder in ["students", "teacher/reports"] {
+        std::fs::rename(
+            edited.join(folder).join("alice"),
+            edited.join(folder).join("zed"),
+        )
+        .unwrap();
+    }
+    let feedback = edited.join("students/zed/feedback.txt");
+    std::fs::remove_file(&feedback).unwrap();
+    std::os::unix::fs::symlink(&book, &feedback).unwrap();
+    refused(
+        &[&at("shard-1"), &edited],
+        &out,
+        &["zed/feedback.txt", "not a regular file"],
+    );
 }
