@@ -9,6 +9,7 @@ use super::{formats, html, Entry};
 use crate::report::Verdict;
 use crate::spec::Function;
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,7 +21,7 @@ pub const FORMAT: &str = "parcall-gradebook";
 pub const VERSION: u32 = 2;
 
 /// `teacher/gradebook.json` (`gradebook.shard-I-of-N.json` for a shard).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Gradebook {
     pub format: String,
@@ -41,7 +42,7 @@ pub struct Gradebook {
 
 /// The flags besides the seed and the spec that decide a score: shards graded with
 /// different ones cannot be merged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// The functions graded (`--function`, both by default).
@@ -59,7 +60,7 @@ pub struct Options {
 }
 
 /// One shard of a class: `--shard INDEX/COUNT` of a class of `class` submissions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Shard {
     pub index: usize,
@@ -81,7 +82,7 @@ impl std::fmt::Display for Shard {
 }
 
 /// A protection and whether it was active (see [`super::sandbox::Protection`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProtectionRecord {
     pub name: String,
@@ -90,14 +91,14 @@ pub struct ProtectionRecord {
 }
 
 /// Where the run's submissions ran (see [`super::sandbox::RunSite`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SiteRecord {
     pub workspace: String,
     pub uids: Option<UidBlock>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UidBlock {
     pub first: u32,
@@ -105,7 +106,7 @@ pub struct UidBlock {
 }
 
 /// One submission's line of the gradebook: an [`Entry`], and its note.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubmissionRecord {
     pub name: String,
@@ -253,6 +254,15 @@ pub fn write(teacher: &OutDir, run: &Run, graded: &[Entry], complete: bool) -> s
     teacher.write(&format!("gradebook{suffix}.json"), &pretty(&json))?;
     let page = html::class_page(graded, run.seed);
     teacher.write(&format!("class{suffix}.html"), page.as_bytes())
+}
+
+/// The JSON Schema of [`Gradebook`], as `conformance/gradebook.schema.json` holds it.
+pub fn schema() -> String {
+    let mut schema = schemars::schema_for!(Gradebook);
+    schema.insert("title".into(), "parcall gradebook".into());
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema is plain JSON");
+    text.push('\n');
+    text
 }
 
 /// `value` as pretty JSON and a newline, as every results file is written.

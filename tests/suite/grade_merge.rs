@@ -93,6 +93,41 @@ fn comparable(out: &Path) -> serde_json::Value {
     book
 }
 
+/// The gradebooks `out/teacher` holds follow `conformance/gradebook.schema.json`.
+fn matches_the_schema(out: &Path) {
+    let schema: serde_json::Value =
+        serde_json::from_str(&parcall::grade::gradebook::schema()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for entry in std::fs::read_dir(out.join("teacher")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("gradebook") && name.ends_with(".json")) {
+            continue;
+        }
+        let book: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&book)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+    }
+}
+
+#[test]
+fn the_gradebook_schema_is_generated_from_the_gradebook_types() {
+    let path = root().join("conformance/gradebook.schema.json");
+    let generated = parcall::grade::gradebook::schema();
+    if std::env::var_os("PARCALL_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is stale: rerun with PARCALL_BLESS=1",
+        path.display()
+    );
+}
+
 /// Every file under `dir`, relative to it.
 fn files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, base: &Path, found: &mut Vec<PathBuf>) {
@@ -126,6 +161,9 @@ fn two_shards_merged_give_what_one_run_gives_and_mismatched_shards_are_refused()
     assert_eq!(comparable(&at("merged")), comparable(&at("whole")));
     assert_eq!(comparable(&at("merged"))["shard"], serde_json::Value::Null);
     assert_eq!(files(&at("merged")), files(&at("whole")));
+    for out in ["whole", "merged", "shard-1"] {
+        matches_the_schema(&at(out));
+    }
     for same in ["teacher/gradebook.csv", "teacher/class.html"] {
         let read = |out: &str| std::fs::read_to_string(at(out).join(same)).unwrap();
         assert_eq!(read("merged"), read("whole"), "{same}");
