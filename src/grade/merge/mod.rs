@@ -337,3 +337,38 @@ fn weakest(shards: &[ShardBook]) -> Vec<ProtectionRecord> {
     }
     protections
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_shard_gradebook_names_a_shard() {
+        assert_eq!(shard_named("gradebook.shard-2-of-8.json"), Some((2, 8)));
+        for name in [
+            "gradebook.json",
+            "gradebook.shard-2-of-8.csv",
+            ".gradebook.shard-2-of-8.json.parcall-1-0",
+            "gradebook.shard-x-of-8.json",
+        ] {
+            assert_eq!(shard_named(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn missing_shards_are_each_named() {
+        let one = MergeError::Missing {
+            indices: vec![3],
+            count: 4,
+        };
+        assert_eq!(
+            one.to_string(),
+            "shard 3/4 is missing: every shard of 4 is needed"
+        );
+        let two = MergeError::Missing {
+            indices: vec![1, 4],
+            count: 4,
+        };
+        assert!(two.to_string().starts_with("shards 1/4, 4/4 are missing"));
+    }
+}
