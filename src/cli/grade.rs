@@ -1,8 +1,9 @@
 //! `parcall grade` and `parcall doctor`.
 
-use super::{exit, GradeArgs};
+use super::{exit, GradeArgs, GradeCommand};
 use crate::grade::{
     self, formats,
+    gradebook::{self, Run, Shard},
     out::OutDir,
     rubric::Rubric,
     sandbox::{Capabilities, Interpreters, Sandbox, SandboxError},
@@ -60,6 +61,9 @@ fn limits(args: &GradeArgs) -> Limits {
 }
 
 pub(super) fn run(args: GradeArgs) -> anyhow::Result<i32> {
+    if let Some(GradeCommand::Merge(merge)) = args.command {
+        return Ok(super::grade_merge::run(&merge));
+    }
     match prepare_and_grade(&args) {
         Ok(code) => Ok(code),
         Err(message) => {
@@ -92,12 +96,22 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         }
         None => Rubric::default_for(&spec, &functions),
     };
+    let options = gradebook::Options {
+        functions: functions.clone(),
+        fuzz: args.fuzz,
+        points: rubric.points.clone(),
+        partial_credit: rubric.partial_credit,
+        timeout_seconds: args.timeout.as_secs_f64(),
+        memory_mib: args.memory_mib,
+        cpu_seconds: args.cpu_seconds,
+        submission_seconds: args.submission_seconds,
+    };
     let discovered = grade::discover(&args.paths, &args.out)?;
     for note in &discovered.notes {
         say!("parcall: note: {note}");
     }
     let mut submissions = discovered.submissions;
-    let shard_suffix = match &args.shard {
+    let shard = match &args.shard {
         Some(text) => {
             let (index, count) = parse_shard(text)?;
             let class = submissions.len();
@@ -109,9 +123,13 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
                     class,
                 });
             }
-            format!(".shard-{index}-of-{count}")
+            Some(Shard {
+                index,
+                count,
+                class,
+            })
         }
-        None => String::new(),
+        None => None,
     };
     let out = OutDir::create(&args.out).map_err(|source| GradeError::Out {
         path: args.out.clone(),
@@ -169,13 +187,18 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         students: opened(&out, &[grade::out::STUDENTS])?,
         teacher: opened(&out, &[grade::out::TEACHER])?,
         reports: opened(&out, &[grade::out::TEACHER, grade::out::REPORTS])?,
-        seed,
-        suite: &spec.version,
-        protections: sandbox
-            .capabilities
-            .protections(&limits(args), grading.budget),
-        site: sandbox.site(),
-        suffix: &shard_suffix,
+        run: Run {
+            suite: spec.version.clone(),
+            seed,
+            options,
+            shard,
+            protections: Run::protections(
+                &sandbox
+                    .capabilities
+                    .protections(&limits(args), grading.budget),
+            ),
+            site: Run::site(&sandbox.site()),
+        },
         graded: Mutex::new(Vec::new()),
         failures: Mutex::new(Vec::new()),
     };
@@ -188,33 +211,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         results.finished(g);
     });
     results.gradebooks(&graded, true);
-    let note = if args.function.is_empty() {
-        formats::one_exercise_note(&graded)
-    } else {
-        None
-    };
-    if let Some(note) = &note {
-        say!("parcall: warning: {note}");
-    }
-    let defined = formats::defined_in(&graded);
-    let fewer = graded
-        .iter()
-        .filter(|g| formats::fewer_functions_note(g, &defined).is_some())
-        .count();
-    if fewer > 0 {
-        say!(
-            "parcall: warning: {fewer} submissions define fewer functions than others and lose those functions' points (see the notes under the summary)"
-        );
-    }
-    let mut summary = formats::human(&graded, seed);
-    if let Some(note) = &note {
-        summary.push_str(&format!("note: {note}\n"));
-    }
-    let mut out = std::io::stdout().lock();
-    let printed = super::written(out.write_all(summary.as_bytes()).and_then(|()| out.flush()));
-    if let Err(error) = &printed {
-        say!("error: cannot print the summary: {error}");
-    }
+    let printed = summarize(&graded, seed, &grading.functions);
     let failures = results
         .failures
         .into_inner()
@@ -229,6 +226,44 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     } else {
         exit::SUCCESS
     })
+}
+
+/// Says what a teacher should know about the class on stderr, and prints its summary:
+/// the same for a class graded in one run and one merged from shards (`graded`: every
+/// submission, in gradebook order; `functions`: the functions it was graded on).
+pub(super) fn summarize(
+    graded: &[grade::Entry],
+    seed: u64,
+    functions: &[Function],
+) -> std::io::Result<()> {
+    let note = if Function::ALL.iter().all(|f| functions.contains(f)) {
+        formats::one_exercise_note(graded)
+    } else {
+        None
+    };
+    if let Some(note) = &note {
+        say!("parcall: warning: {note}");
+    }
+    let defined = formats::defined_in(graded);
+    let fewer = graded
+        .iter()
+        .filter(|g| formats::fewer_functions_note(g, &defined).is_some())
+        .count();
+    if fewer > 0 {
+        say!(
+            "parcall: warning: {fewer} submissions define fewer functions than others and lose those functions' points (see the notes under the summary)"
+        );
+    }
+    let mut summary = formats::human(graded, seed);
+    if let Some(note) = &note {
+        summary.push_str(&format!("note: {note}\n"));
+    }
+    let mut out = std::io::stdout().lock();
+    let printed = super::written(out.write_all(summary.as_bytes()).and_then(|()| out.flush()));
+    if let Err(error) = &printed {
+        say!("error: cannot print the summary: {error}");
+    }
+    printed
 }
 
 /// `--out`'s folder at `path` (its folders created, planted links replaced).
@@ -247,21 +282,17 @@ fn opened(out: &OutDir, path: &[&str]) -> Result<OutDir, GradeError> {
 /// graded: the submission's own files, then the gradebook so far (`"complete": false`).
 /// What a student may see goes under `students/NAME/`, the rest under `teacher/`
 /// (see [`grade::out::STUDENTS`]).
-struct Results<'a> {
+struct Results {
     students: OutDir,
     teacher: OutDir,
     reports: OutDir,
-    seed: u64,
-    suite: &'a str,
-    protections: Vec<grade::sandbox::Protection>,
-    site: grade::sandbox::RunSite,
-    suffix: &'a str,
+    run: Run,
     graded: Mutex<Vec<grade::Entry>>,
     /// Every write that failed (a full disk): the run then ends incomplete.
     failures: Mutex<Vec<String>>,
 }
 
-impl Results<'_> {
+impl Results {
     fn fail(&self, error: std::io::Error) {
         self.failures
             .lock()
@@ -282,8 +313,11 @@ impl Results<'_> {
     fn submission(&self, g: &grade::Graded) -> std::io::Result<()> {
         let dir = self.students.subdir(&g.submission.name)?;
         // For the student: no seed, at most one generated case per requirement.
-        dir.write("gradescope.json", &pretty(&formats::gradescope(g)))?;
-        dir.write("exercism.json", &pretty(&formats::exercism(g)))?;
+        dir.write(
+            "gradescope.json",
+            &gradebook::pretty(&formats::gradescope(g)),
+        )?;
+        dir.write("exercism.json", &gradebook::pretty(&formats::exercism(g)))?;
         dir.write("feedback.txt", formats::feedback_file(g).as_bytes())?;
         // For the teacher: the whole report, with the seed and the rerun commands.
         let dir = self.reports.subdir(&g.submission.name)?;
@@ -306,36 +340,10 @@ impl Results<'_> {
     }
 
     fn gradebooks(&self, graded: &[grade::Entry], complete: bool) {
-        let csv = formats::gradebook_csv(graded, self.seed);
-        let json = formats::gradebook_json(
-            graded,
-            self.seed,
-            self.suite,
-            &self.protections,
-            &self.site,
-            complete,
-        );
-        let suffix = self.suffix;
-        let written = self
-            .teacher
-            .write(&format!("gradebook{suffix}.csv"), csv.as_bytes())
-            .and_then(|()| {
-                self.teacher
-                    .write(&format!("gradebook{suffix}.json"), &pretty(&json))
-            })
-            .and_then(|()| {
-                let page = grade::html::class_page(graded, self.seed);
-                self.teacher
-                    .write(&format!("class{suffix}.html"), page.as_bytes())
-            });
-        if let Err(error) = written {
+        if let Err(error) = gradebook::write(&self.teacher, &self.run, graded, complete) {
             self.fail(error);
         }
     }
-}
-
-fn pretty(value: &serde_json::Value) -> Vec<u8> {
-    (serde_json::to_string_pretty(value).expect("plain JSON") + "\n").into_bytes()
 }
 
 /// `parcall doctor`.

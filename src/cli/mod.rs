@@ -5,6 +5,7 @@ mod check;
 mod compare;
 pub mod exit;
 mod grade;
+mod grade_merge;
 mod mutate;
 mod progress;
 mod reference_cmd;
@@ -114,11 +115,15 @@ pub struct KeyArgs {
     pub number_model: crate::json::NumberModel,
 }
 
-/// `parcall grade`.
+/// `parcall grade`: grades submissions, or with `merge` joins shards' results.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct GradeArgs {
+    #[command(subcommand)]
+    pub command: Option<GradeCommand>,
     /// Submissions: modules (`.py`, `.mjs`, `.cjs`, `.js`), folders holding one module or a
-    /// `parcall.json` manifest (`{"cmd": ["PROGRAM", "ARG", ...]}`), or class folders of them.
+    /// `parcall.json` manifest (`{"cmd": ["PROGRAM", "ARG", ...]}`), or class folders of them
+    /// (a class folder named `merge` is `./merge`).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
     /// Where results go: students/NAME/ holds only what that student may see
@@ -143,7 +148,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = values::jobs)]
     pub jobs: Option<usize>,
     /// Grade only shard I of N (1-based), e.g. for CI matrix jobs or Slurm arrays; needs
-    /// --seed so every shard uses the same hidden cases.
+    /// --seed so every shard uses the same hidden cases. `grade merge` joins the shards.
     #[arg(
         long,
         value_name = "I/N",
@@ -174,6 +179,41 @@ pub struct GradeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 600, allow_negative_numbers = true,
           value_parser = values::submission_seconds)]
     pub submission_seconds: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GradeCommand {
+    /// Join the results of a class graded in shards (grade --shard I/N) into the results
+    /// one run would have written: one gradebook, one class page, every student's folder.
+    ///
+    /// `parcall grade merge shard-1/ shard-2/ --out merged/` reads each folder's
+    /// teacher/gradebook.shard-I-of-N.json (a folder may hold several), checks that the
+    /// shards are every shard of one class graded one way (the same seed, spec, functions,
+    /// rubric, --fuzz and limits; each shard once; each student in one shard), writes
+    /// merged/ as one grade run with --out merged/ would have, and prints the same summary
+    /// (docs/grading.md, "Shards and merging").
+    #[command(after_help = MERGE_EXIT_HELP)]
+    Merge(MergeArgs),
+}
+
+/// `parcall grade merge`'s exit codes.
+const MERGE_EXIT_HELP: &str = "\
+Exit codes:
+  0  merged
+  2  the shards cannot be merged (the message names the folders and what differs, or
+     which shards are missing or given twice), or --out already holds something
+  3  the merge could not be written, or a shard could not grade a submission";
+
+/// `parcall grade merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The shards' `--out` folders.
+    #[arg(value_name = "OUT", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Where the merged results go: a new folder (or an empty one), laid out as grade's
+    /// --out is.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// `parcall check`.

@@ -319,42 +319,6 @@ fn csv_field(field: &str) -> String {
     }
 }
 
-/// The gradebook as JSON, with every requirement's points per submission.
-pub fn gradebook_json(
-    graded: &[Entry],
-    seed: u64,
-    suite: &str,
-    protections: &[super::sandbox::Protection],
-    site: &super::sandbox::RunSite,
-    complete: bool,
-) -> Value {
-    let defined = defined_in(graded);
-    json!({
-        "format": "parcall-gradebook",
-        "version": 1,
-        "complete": complete,
-        "suite": suite,
-        "seed": seed,
-        "protections": protections.iter().map(|p| json!({"name": p.name, "active": p.active, "detail": p.detail})).collect::<Vec<_>>(),
-        "site": {
-            "workspace": site.workspace.display().to_string(),
-            "uids": site.uids.as_ref().map(|block| json!({"first": block.start(), "last": block.end()})),
-        },
-        "submissions": graded.iter().map(|g| json!({
-            "name": g.name,
-            "module": g.module.display().to_string(),
-            "functions": g.functions,
-            "note": fewer_functions_note(g, &defined),
-            "score": g.score,
-            "max_score": g.max_score,
-            "verdict": g.verdict,
-            "error": g.error,
-            "duration_ms": g.duration.as_secs_f64() * 1e3,
-            "requirements": g.requirements.iter().map(|r| json!({"id": r.id, "points": r.points, "earned": r.earned, "cases": r.cases, "failed": r.failed})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    })
-}
-
 /// When the class was graded on both functions but every submission that started defines
 /// only one and the same one, the grades are about the wrong assignment: say which
 /// `--function` grades the exercise they wrote.

@@ -5,8 +5,10 @@
 pub mod cgroup;
 mod discover;
 pub mod formats;
+pub mod gradebook;
 pub mod html;
 pub mod intake;
+pub mod merge;
 pub mod out;
 pub mod protections;
 pub mod rubric;

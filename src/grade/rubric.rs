@@ -68,7 +68,8 @@ pub struct Rubric {
 }
 
 /// How one requirement went for one submission.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RequirementScore {
     pub id: String,
     pub function: Function,

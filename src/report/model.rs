@@ -10,7 +10,7 @@ use crate::judge::{Charge, Failure, GeneratedTally, Outcome, OutcomeKind};
 use crate::protocol::ImplementationInfo;
 use crate::spec::Function;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The report format's version.
 pub const REPORT_VERSION: u32 = 1;
@@ -90,7 +90,7 @@ pub struct GeneratedReport {
     pub counterexamples: Vec<CaseReport>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Conforms,

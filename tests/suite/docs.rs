@@ -350,11 +350,12 @@ fn the_examples_of_the_help_are_in_the_guides() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    let commands: [&[&str]; 10] = [
+    let commands: [&[&str]; 11] = [
         &["--help"],
         &["check", "--help"],
         &["compare", "--help"],
         &["grade", "--help"],
+        &["grade", "merge", "--help"],
         &["mutate", "--help"],
         &["doctor", "--help"],
         &["reference", "--help"],

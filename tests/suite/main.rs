@@ -25,6 +25,7 @@ mod generated_corners;
 mod grade;
 mod grade_languages;
 mod grade_layout;
+mod grade_merge;
 mod grade_results;
 mod grade_sandbox;
 mod html_report;
