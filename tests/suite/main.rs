@@ -10,6 +10,7 @@
 
 mod common;
 
+mod blame;
 mod check_hostile;
 mod ci_gating;
 mod ci_recipes;

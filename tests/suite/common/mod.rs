@@ -181,17 +181,23 @@ pub(crate) fn in_lanes<T: Sync, R: Send>(
     lanes: usize,
     run: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    // Each lane takes the next item not yet taken: items differ in cost (an example that
+    // hangs waits out its deadlines), and lanes dealt a fixed share sat idle while one worked
+    // through the slow ones.
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let run = &run;
+        let (run, next) = (&run, &next);
         let handles: Vec<_> = (0..lanes)
-            .map(|lane| {
+            .map(|_| {
                 scope.spawn(move || {
-                    items
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| i % lanes == lane)
-                        .map(|(i, item)| (i, run(item)))
-                        .collect::<Vec<_>>()
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return done;
+                        };
+                        done.push((i, run(item)));
+                    }
                 })
             })
             .collect();
