@@ -589,43 +589,20 @@ fn report_tap() {
 fn the_report_schema_is_generated_from_the_report_types() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/report.schema.json");
     let generated = parcall::report::report_schema();
-    if std::env::var_os("PARCALL_BLESS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{} is stale: rerun with PARCALL_BLESS=1",
-        path.display()
-    );
+    common::assert_generated(&path, &generated);
     let (_, report) = json_report(&[
         "check",
         "conformance/examples/python/broken/zero_means_default.py",
     ]);
-    let schema: serde_json::Value = serde_json::from_str(&generated).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
+    common::assert_follows_schema(&generated, &report, "the report");
 }
 
 #[test]
 fn the_protocol_schema_is_generated_from_the_message_types() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/protocol.schema.json");
     let generated = parcall::protocol::protocol_schema();
-    if std::env::var_os("PARCALL_BLESS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{} is stale: rerun with PARCALL_BLESS=1",
-        path.display()
-    );
-    let schema: serde_json::Value = serde_json::from_str(&generated).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    common::assert_generated(&path, &generated);
+    let validator = common::schema_validator(&generated);
     let hello = serde_json::json!({"type": "hello", "protocol": 1, "implementation": {"name": "x", "language": "go", "version": "1"}, "functions": ["run_parallel_calls"]});
     assert!(validator.is_valid(&hello));
     let bad =

@@ -234,14 +234,7 @@ fn the_out_folder_holds_the_matrix_as_markdown_json_and_html() {
 
     let text = std::fs::read_to_string(out.join("matrix.json")).unwrap();
     let matrix: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let schema: serde_json::Value =
-        serde_json::from_str(&parcall::compare::matrix::schema()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&matrix)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
+    common::assert_follows_schema(&parcall::compare::matrix::schema(), &matrix, "matrix.json");
     // The handshake says it defines one function: the column is marked, the other
     // function's rows say so.
     let one = &matrix["implementations"][1];

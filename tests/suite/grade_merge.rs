@@ -95,9 +95,7 @@ fn comparable(out: &Path) -> serde_json::Value {
 
 /// The gradebooks `out/teacher` holds follow `conformance/gradebook.schema.json`.
 fn matches_the_schema(out: &Path) {
-    let schema: serde_json::Value =
-        serde_json::from_str(&parcall::grade::gradebook::schema()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let schema = parcall::grade::gradebook::schema();
     for entry in std::fs::read_dir(out.join("teacher")).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !(name.starts_with("gradebook") && name.ends_with(".json")) {
@@ -105,27 +103,14 @@ fn matches_the_schema(out: &Path) {
         }
         let book: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&book)
-            .map(|e| e.to_string())
-            .collect();
-        assert!(errors.is_empty(), "{name}: {errors:#?}");
+        common::assert_follows_schema(&schema, &book, &name);
     }
 }
 
 #[test]
 fn the_gradebook_schema_is_generated_from_the_gradebook_types() {
     let path = root().join("conformance/gradebook.schema.json");
-    let generated = parcall::grade::gradebook::schema();
-    if std::env::var_os("PARCALL_BLESS").is_some() {
-        std::fs::write(&path, &generated).unwrap();
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{} is stale: rerun with PARCALL_BLESS=1",
-        path.display()
-    );
+    common::assert_generated(&path, &parcall::grade::gradebook::schema());
 }
 
 /// Every file under `dir`, relative to it.

@@ -140,16 +140,8 @@ fn assert_tables_hold(markdown: &str) {
 }
 
 fn assert_json_valid(report: &serde_json::Value) {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("conformance/report.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(report)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}");
+    let schema = std::fs::read_to_string(root().join("conformance/report.schema.json")).unwrap();
+    common::assert_follows_schema(&schema, report, "the report");
 }
 
 /// Every format agrees with the exit code, each read by its own consumer.

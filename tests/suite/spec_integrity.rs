@@ -4,10 +4,10 @@
 //!
 //! Generated files are rewritten instead of compared when `PARCALL_BLESS=1` is set.
 
-use crate::common::copy_dir;
+use crate::common::{assert_generated, copy_dir, schema_validator as validator};
 use parcall::json;
 use parcall::spec::{self, markdown, Spec};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn spec_root() -> PathBuf {
     Spec::bundled_root()
@@ -15,21 +15,6 @@ fn spec_root() -> PathBuf {
 
 fn bundled() -> Spec {
     Spec::load(&spec_root()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Compares a generated file with what is committed, or rewrites it when blessing.
-fn assert_generated(path: &Path, generated: &str) {
-    if std::env::var_os("PARCALL_BLESS").is_some() {
-        std::fs::write(path, generated).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{} is out of date with the Rust types or spec files; rerun with PARCALL_BLESS=1 \
-         (`PARCALL_BLESS=1 cargo test --test suite -- spec_integrity::`) and commit the result",
-        path.display()
-    );
 }
 
 #[test]
@@ -60,11 +45,6 @@ fn spec_md_lists_every_requirement_and_its_cases() {
 }
 
 use parcall::json::to_serde_json as to_serde;
-
-fn validator(schema: &str) -> jsonschema::Validator {
-    let schema: serde_json::Value = serde_json::from_str(schema).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
 
 fn case_files() -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -356,3 +356,34 @@ pub(crate) fn processes_of(site: &Site) -> Vec<String> {
     }
     found
 }
+
+/// Compares a file generated from the Rust types with what is committed, or rewrites it when
+/// `PARCALL_BLESS=1` is set.
+pub(crate) fn assert_generated(path: &Path, generated: &str) {
+    if std::env::var_os("PARCALL_BLESS").is_some() {
+        std::fs::write(path, generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is out of date with the Rust types or spec files; rerun with PARCALL_BLESS=1 \
+         (`PARCALL_BLESS=1 cargo test --test suite`) and commit the result",
+        path.display()
+    );
+}
+
+/// A validator for the JSON Schema `schema` (its text).
+pub(crate) fn schema_validator(schema: &str) -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(schema).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+/// Fails, listing every error, unless `value` follows the JSON Schema `schema` (its text).
+pub(crate) fn assert_follows_schema(schema: &str, value: &serde_json::Value, what: &str) {
+    let errors: Vec<String> = schema_validator(schema)
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+}
