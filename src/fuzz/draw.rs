@@ -4,7 +4,10 @@
 use super::findings::Public;
 use super::materialize;
 use super::Settings;
-use crate::generate::cases::{dedup_input, exec_input, variant_input, GeneratedInput};
+use crate::generate::cases::{
+    dedup_input, dedup_plain_input, exec_input, exec_plain_input, variant_input, GeneratedInput,
+};
+use crate::json::Value;
 use crate::judge::blame::applicable;
 use crate::judge::blame::ids::CHECKED;
 use crate::spec::{Case, Function, Origin, SpecCase};
@@ -57,13 +60,21 @@ pub struct Drawn {
 }
 
 /// A generated case and the random state that draws it again (for shrinking).
-type Draw = (TestRng, SpecCase);
+type Draw = (Redraw, SpecCase);
+
+/// What draws a case again: the random state before it, and whether it came from the plain
+/// strategy of a requirement's own slot or the run's random one.
+#[derive(Clone, Debug)]
+pub(super) struct Redraw {
+    rng: TestRng,
+    plain: bool,
+}
 
 /// A case drawn for a class, with whether it is hidden (no batch of it is one of the public
 /// spec's), worked out once rather than for every submission it is run on.
 #[derive(Clone)]
 pub(super) struct DrawnCase {
-    pub(super) draw: TestRng,
+    pub(super) draw: Redraw,
     pub(super) case: SpecCase,
     pub(super) hidden: bool,
 }
@@ -129,28 +140,48 @@ impl Drawn {
 /// the shared random state, so the state before a draw is enough to draw the same input
 /// again for the few failures that get shrunk.
 ///
-/// The hidden cases of a run show every scored requirement of the function (RULES D4), at
-/// any size that has a slot for each: while a requirement is still unshown, the generator
-/// tracks what each hidden case drawn shows, and once the slots left are no more than the
-/// requirements unshown, each slot goes to the best of a few draws for them. A correct
-/// implementation so earns every requirement at any size, and the draw of a run large
-/// enough to have shown them all by chance is the plain random one.
+/// The hidden cases of a run show every scored requirement of the function (RULES D4), and
+/// each one cleanly, so that blame follows the bug and not the seed. In a run with a slot
+/// for each, the last slots are the requirements' own: each gets the witness of its
+/// requirement with the fewest error results, of the first few drawn, tried first from the
+/// plain strategy where no tool fails. A bug in one rule so cannot hide
+/// another rule on one seed and not on the next: an implementation that stops at the first
+/// failure, or raises on an unknown tool, still shows every other rule it keeps. In a
+/// smaller run, while a requirement is still unshown, each of the last slots goes to the
+/// best of a few draws for the requirements left.
 pub(super) struct Generator<'p> {
     function: Function,
     seed: u64,
     rng: TestRng,
     strategy: BoxedStrategy<GeneratedInput>,
+    /// Cases where every tool answers normally: the first choice of a requirement's slot.
+    plain: BoxedStrategy<GeneratedInput>,
     /// Cases the run draws in all.
     count: usize,
     public: Public<'p>,
-    /// Scored requirements of the function no hidden case drawn so far shows.
+    /// The requirements whose own slots end the run, in order (none in a run too small).
+    own_slots: Vec<&'static str>,
+    /// Scored requirements of the function no hidden case drawn so far shows (tracked in a
+    /// run too small for a slot each).
     unshown: BTreeSet<&'static str>,
 }
 
-/// Draws tried, at most, for a slot kept for the requirements still unshown: the rarest
-/// (DEDUP-NUMBER-DISTINCT) shows in a few draws in a hundred, and the search stops at the
-/// first draw that shows every one left.
+/// Draws tried, at most, for a slot kept for requirements: the rarest
+/// (DEDUP-NUMBER-DISTINCT) shows in a few draws in a hundred.
 const DRAWS_PER_KEPT_SLOT: usize = 400;
+
+/// Draws tried, at most, for a requirement's own slot from each strategy: the plain one
+/// first, then the random one.
+const DRAWS_PER_OWN_SLOT: usize = 800;
+
+/// Plain draws that show nothing of a requirement before its slot turns to the random
+/// strategy: the plain strategy shows each rule it can within a few draws (the rarest,
+/// number twins, in one draw of five), and never shows a raise or an unknown tool.
+const PLAIN_DRAWS_WITHOUT_A_WITNESS: usize = 40;
+
+/// Witnesses compared, at most, for a requirement's own slot: the search stops earlier at one
+/// with at most one error result (the witnessed refusal or failure itself, if any).
+const WITNESSES_COMPARED: usize = 128;
 
 impl<'p> Generator<'p> {
     pub(super) fn new(
@@ -160,18 +191,33 @@ impl<'p> Generator<'p> {
         count: usize,
     ) -> Generator<'p> {
         let prefix = format!("{}-", short(function).to_uppercase());
+        let scored: BTreeSet<&'static str> = CHECKED
+            .iter()
+            .copied()
+            .filter(|id| id.starts_with(&prefix))
+            .collect();
+        let own_slots = if count >= scored.len() {
+            scored.iter().copied().collect()
+        } else {
+            Vec::new()
+        };
         Generator {
             function,
             seed,
             rng: rng(seed, function),
             strategy: strategy(function, spec_cases),
+            plain: match function {
+                Function::ExecuteToolCalls => exec_plain_input().boxed(),
+                Function::RunParallelCalls => dedup_plain_input().boxed(),
+            },
             count,
             public: Public::new(spec_cases, function),
-            unshown: CHECKED
-                .iter()
-                .copied()
-                .filter(|id| id.starts_with(&prefix))
-                .collect(),
+            unshown: if own_slots.is_empty() {
+                scored
+            } else {
+                BTreeSet::new()
+            },
+            own_slots,
         }
     }
 
@@ -184,8 +230,13 @@ impl<'p> Generator<'p> {
     /// again, or `None` when the draw gives no valid case; its id carries the index either
     /// way, so runs are reproducible.
     pub(super) fn case(&mut self, index: usize) -> Option<Draw> {
+        let first_own = self.count - self.own_slots.len();
+        if index >= first_own && index < self.count {
+            let requirement = self.own_slots[index - first_own];
+            return self.witness(index, requirement);
+        }
         if self.unshown.is_empty() {
-            return self.draw(index);
+            return self.draw(index, false);
         }
         let slots_left = self.count.saturating_sub(index);
         let tries = if slots_left <= self.unshown.len() {
@@ -195,7 +246,7 @@ impl<'p> Generator<'p> {
         };
         let mut best: Option<(usize, Draw, BTreeSet<String>)> = None;
         for _ in 0..tries {
-            let Some(draw) = self.draw(index) else {
+            let Some(draw) = self.draw(index, false) else {
                 continue;
             };
             let shows = if self.hides(&draw.1.case) {
@@ -221,11 +272,54 @@ impl<'p> Generator<'p> {
         Some(draw)
     }
 
-    /// The next draw of the random state.
-    fn draw(&mut self, index: usize) -> Option<Draw> {
-        let before = self.rng.clone();
-        let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
-        let tree = self.strategy.new_tree(&mut runner);
+    /// The slot of `requirement`: of the first [`WITNESSES_COMPARED`] hidden draws that show
+    /// it (plain ones first, then the run's random ones), the first by [`witness_rank`], or
+    /// the first with at most one error result.
+    fn witness(&mut self, index: usize, requirement: &str) -> Option<Draw> {
+        let mut best: Option<((usize, usize, usize), Draw)> = None;
+        let mut compared = 0;
+        for plain in [true, false] {
+            for attempt in 0..DRAWS_PER_OWN_SLOT {
+                // A rule the plain strategy never shows (a raise, an unknown tool) is left
+                // to the random one soon.
+                if plain && compared == 0 && attempt == PLAIN_DRAWS_WITHOUT_A_WITNESS {
+                    break;
+                }
+                let Some(draw) = self.draw(index, plain) else {
+                    continue;
+                };
+                if !self.hides(&draw.1.case) {
+                    continue;
+                }
+                let shows = applicable(&draw.1.case);
+                if !shows.contains(requirement) {
+                    continue;
+                }
+                let score = witness_rank(&draw.1.case, &shows);
+                let clean = score.0 <= 1;
+                if best.as_ref().is_none_or(|(least, _)| score < *least) {
+                    best = Some((score, draw));
+                }
+                compared += 1;
+                if clean || compared == WITNESSES_COMPARED {
+                    return best.map(|(_, draw)| draw);
+                }
+            }
+        }
+        match best {
+            Some((_, draw)) => Some(draw),
+            None => self.draw(index, false),
+        }
+    }
+
+    /// The next draw of the random state, from the plain strategy or the random one.
+    fn draw(&mut self, index: usize, plain: bool) -> Option<Draw> {
+        let before = Redraw {
+            rng: self.rng.clone(),
+            plain,
+        };
+        let mut runner = TestRunner::new_with_rng(Config::default(), before.rng.clone());
+        let tree = self.strategy_of(&before).new_tree(&mut runner);
         self.rng = runner.rng().clone();
         let id = format!("gen-{}-{index}", short(self.function));
         let origin = Origin::Generated {
@@ -236,14 +330,49 @@ impl<'p> Generator<'p> {
         Some((before, case))
     }
 
+    fn strategy_of(&self, redraw: &Redraw) -> &BoxedStrategy<GeneratedInput> {
+        if redraw.plain {
+            &self.plain
+        } else {
+            &self.strategy
+        }
+    }
+
     /// The input drawn from `before`, as it was drawn.
-    pub(super) fn input(&self, before: &TestRng) -> GeneratedInput {
-        let mut runner = TestRunner::new_with_rng(Config::default(), before.clone());
-        self.strategy
+    pub(super) fn input(&self, before: &Redraw) -> GeneratedInput {
+        let mut runner = TestRunner::new_with_rng(Config::default(), before.rng.clone());
+        self.strategy_of(before)
             .new_tree(&mut runner)
             .expect("a draw from the same state gives the same tree")
             .current()
     }
+}
+
+/// How a witness is ranked, least first: the error results its batches expect (each one a
+/// failure or refusal that a bug in its own rule can turn into a stop, a raise or a lost
+/// message before the witnessed behaviour), then the requirements it exercises, then its
+/// calls.
+fn witness_rank(case: &Case, shows: &BTreeSet<String>) -> (usize, usize, usize) {
+    let is_error = |v: &Value| v.as_str().is_some_and(|s| s.starts_with("error:"));
+    let list_len = |v: &Value| v.as_list().map_or(0, <[Value]>::len);
+    let (errors, calls) = match case {
+        Case::Exec(c) => c.batches.iter().fold((0, 0), |(e, n), b| {
+            let contents = b.expected.as_list().unwrap_or_default().iter();
+            let errors = contents
+                .filter(|m| {
+                    m.as_object()
+                        .and_then(|m| m.get("content"))
+                        .is_some_and(is_error)
+                })
+                .count();
+            (e + errors, n + list_len(&b.calls))
+        }),
+        Case::Dedup(c) => c.batches.iter().fold((0, 0), |(e, n), b| {
+            let errors = b.expected.values().filter(|v| is_error(v)).count();
+            (e + errors, n + list_len(&b.calls))
+        }),
+    };
+    (errors, shows.len(), calls)
 }
 
 /// How many hidden cases per function always show every scored requirement of `function`:
@@ -293,4 +422,40 @@ pub fn generated_cases(
             case
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One bug, one charge: a requirement's own slot shows it with no other failure or
+    /// refusal beside it, so an implementation that stops, raises or loses messages at its
+    /// first error result still shows every rule it keeps, on every seed.
+    #[test]
+    fn each_requirements_own_slot_shows_it_with_at_most_one_error_result() {
+        let spec = crate::spec::Spec::embedded().unwrap();
+        for function in Function::ALL {
+            for seed in 1..=10 {
+                let mut generator = Generator::new(function, &spec.cases, seed, 150);
+                let own = generator.own_slots.clone();
+                assert_eq!(own.len(), slots_needed(function));
+                let first = 150 - own.len();
+                for index in 0..150 {
+                    let draw = generator.case(index);
+                    if index < first {
+                        continue;
+                    }
+                    let (_, case) = draw.unwrap();
+                    let shows = applicable(&case.case);
+                    let requirement = own[index - first];
+                    assert!(shows.contains(requirement), "seed {seed}: {requirement}");
+                    let (errors, ..) = witness_rank(&case.case, &shows);
+                    assert!(
+                        errors <= 1,
+                        "seed {seed}: {requirement}'s witness has {errors} error results"
+                    );
+                }
+            }
+        }
+    }
 }

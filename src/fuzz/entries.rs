@@ -3,6 +3,7 @@
 //! generated case is about the requirements the checks charge it to: no other list of
 //! what it tests is kept.
 
+use super::draw::Redraw;
 use super::draw::{short, Generator};
 use super::findings::Kept;
 use super::shrink::shrink;
@@ -10,7 +11,6 @@ use super::{CaseRunner, Settings, Summary};
 use crate::judge::{CaseResult, Judge};
 use crate::protocol::{Answer, CaseAnswer};
 use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, Origin, SpecCase};
-use proptest::test_runner::TestRng;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most requirements a grading run shrinks its own counterexample for; the others (and
@@ -24,7 +24,7 @@ const SHRUNK_REQUIREMENTS: usize = 8;
 pub(super) fn counterexamples_per_requirement(
     subject: &mut dyn CaseRunner,
     smallest: &mut BTreeMap<String, Kept>,
-    draws: &mut BTreeMap<usize, TestRng>,
+    draws: &mut BTreeMap<usize, Redraw>,
     generator: &Generator,
     minimal: CaseResult,
     summary: &Summary,

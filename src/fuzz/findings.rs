@@ -1,9 +1,9 @@
 //! What a function's generated cases found, kept as they stream by: counts, tallies per
 //! requirement, the first failure and the smallest case charged to each requirement.
 
+use super::draw::Redraw;
 use crate::judge::{CaseResult, GeneratedTally, Judge, Outcome, OutcomeKind};
 use crate::spec::{Case, Function, SpecCase};
-use proptest::test_runner::TestRng;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// A failing generated case kept while the run streams on: its result, its index (ties
@@ -30,7 +30,7 @@ pub(super) struct Findings<'p> {
     /// shown when no case failed, never shrunk or saved, since it showed nothing.
     pub(super) first_not_run: Option<CaseResult>,
     pub(super) smallest: BTreeMap<String, Kept>,
-    pub(super) draws: BTreeMap<usize, TestRng>,
+    pub(super) draws: BTreeMap<usize, Redraw>,
 }
 
 impl Findings<'_> {
@@ -38,7 +38,7 @@ impl Findings<'_> {
     pub(super) fn add(
         &mut self,
         index: usize,
-        draw: Option<TestRng>,
+        draw: Option<Redraw>,
         hidden: Option<bool>,
         result: CaseResult,
     ) {

@@ -16,13 +16,13 @@ pub use materialize::materialize;
 use crate::json::NumberModel;
 use crate::judge::{CaseResult, GeneratedTally, Judge};
 use crate::spec::{Function, SpecCase};
+use draw::Redraw;
 use draw::{short, DrawnCase, Generator};
 use entries::{
     about_its_charges, counterexamples_per_requirement, failing_entry, not_run_entry,
     passing_entry, rename,
 };
 use findings::{Findings, Public};
-use proptest::test_runner::TestRng;
 use shrink::shrink;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
@@ -142,7 +142,7 @@ fn run_function(
     };
     // Cases are drawn as the subject asks for them; their draws wait here, by id, until
     // their result arrives.
-    type Waiting = HashMap<String, (usize, TestRng, Option<bool>)>;
+    type Waiting = HashMap<String, (usize, Redraw, Option<bool>)>;
     let waiting: std::cell::RefCell<Waiting> = Default::default();
     let mut generator = Generator::new(
         function,

@@ -155,24 +155,70 @@ pub fn sandbox_request() -> impl Strategy<Value = (String, Option<Object>)> {
 /// A batch of `execute_tool_calls` calls against the sandbox, as the JSON list sent to an
 /// implementation.
 pub fn exec_calls(max_len: usize) -> impl Strategy<Value = Value> {
-    prop::collection::vec((id(), sandbox_request()), 0..=max_len).prop_map(|calls| {
-        Value::List(
-            calls
-                .into_iter()
-                .map(|(id, (tool, arguments))| {
-                    let mut call = Object::new();
-                    if let Some(id) = id {
-                        call.insert("id".into(), id);
-                    }
-                    call.insert("tool".into(), Value::Str(tool.into()));
-                    if let Some(arguments) = arguments {
-                        call.insert("arguments".into(), Value::from(arguments));
-                    }
-                    Value::from(call)
-                })
-                .collect(),
-        )
-    })
+    prop::collection::vec((id(), sandbox_request()), 0..=max_len)
+        .prop_map(|calls| batch_of(calls.into_iter()))
+}
+
+/// A batch of `execute_tool_calls` calls that mostly succeed: additions of small integers,
+/// now and then a division by zero or a call without arguments (one failure each); their
+/// ids mostly absent, from a few letters or a generated id's, so that duplicates of given
+/// and generated ids are common.
+pub fn plain_exec_calls(max_len: usize) -> impl Strategy<Value = Value> {
+    let numbers = |tool: &'static str, b: std::ops::Range<i64>| {
+        (-20i64..20, b).prop_map(move |(a, b)| {
+            let arguments = object(vec![("a", Value::from(a)), ("b", Value::from(b))]);
+            (tool.to_owned(), Some(arguments))
+        })
+    };
+    let addition = prop_oneof![
+        8 => numbers("add", -20..20),
+        1 => numbers("divide", 0..1),
+        1 => Just(("add".to_owned(), None)),
+    ];
+    let plain_id = prop_oneof![
+        3 => Just(None),
+        2 => prop::sample::select(vec!["a", "b"]).prop_map(|s| Some(Value::from(s))),
+        1 => prop::sample::select(vec!["call_1", "call_2"]).prop_map(|s| Some(Value::from(s))),
+        1 => id(),
+    ];
+    // One batch in four is one call longer than the default limit: the shortest that
+    // shows it.
+    let len = prop_oneof![
+        3 => 0..=max_len,
+        1 => Just(crate::reference::DEFAULT_MAX_PARALLEL as usize + 1),
+    ];
+    len.prop_flat_map(move |len| prop::collection::vec((plain_id.clone(), addition.clone()), len))
+        .prop_map(|calls| batch_of(calls.into_iter()))
+}
+
+/// The JSON list of calls `(id, (tool, arguments))`, fields absent where `None`.
+fn batch_of(calls: impl Iterator<Item = (Option<Value>, (String, Option<Object>))>) -> Value {
+    Value::List(
+        calls
+            .map(|(id, (tool, arguments))| {
+                let mut call = Object::new();
+                if let Some(id) = id {
+                    call.insert("id".into(), id);
+                }
+                call.insert("tool".into(), Value::Str(tool.into()));
+                if let Some(arguments) = arguments {
+                    call.insert("arguments".into(), Value::from(arguments));
+                }
+                Value::from(call)
+            })
+            .collect(),
+    )
+}
+
+/// `max_parallel` for a plain batch of `len` calls: often the limit that leaves the last
+/// call alone past it (absent when the default does that), otherwise any.
+pub fn plain_max_parallel(len: usize) -> impl Strategy<Value = Option<u64>> {
+    let last_alone = len.saturating_sub(1) as u64;
+    let last_alone = (last_alone != crate::reference::DEFAULT_MAX_PARALLEL).then_some(last_alone);
+    prop_oneof![
+        2 => Just(last_alone),
+        3 => max_parallel(len),
+    ]
 }
 
 /// Limits beyond any batch, at every scale up to the largest a case file holds.

@@ -54,11 +54,14 @@ pub(super) fn raise_of_a_kind() -> impl Strategy<Value = Answer> {
 pub(super) type Distinct = (String, Option<Object>);
 
 pub(super) fn distinct_calls() -> impl Strategy<Value = Vec<Distinct>> {
-    let names: Vec<String> = KNOWN_TOOLS
-        .iter()
-        .chain(&UNKNOWN_TOOLS)
-        .map(|s| (*s).to_owned())
-        .collect();
+    distinct_calls_of(KNOWN_TOOLS.iter().chain(&UNKNOWN_TOOLS))
+}
+
+/// Distinct calls naming the tools `names`, with the strata below.
+fn distinct_calls_of<'n>(
+    names: impl Iterator<Item = &'n &'static str>,
+) -> impl Strategy<Value = Vec<Distinct>> {
+    let names: Vec<String> = names.map(|s| (*s).to_owned()).collect();
     let some_args = prop_oneof![9 => args(2), 1 => deep_args()];
     let drawn = prop::collection::vec(
         (
@@ -173,6 +176,33 @@ pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
         }
         GeneratedInput::Dedup { tools, batches }
     })
+}
+
+/// Plain `run_parallel_calls` cases: known tools that return, no latency, short batches.
+/// Each requirement's own slot at the end of a run draws from these first
+/// (`fuzz::draw`): a witness of one rule that raises, names an unknown tool or repeats no
+/// call in a later batch shows that rule to implementations that break those.
+pub fn dedup_plain_input() -> impl Strategy<Value = GeneratedInput> {
+    (distinct_calls_of(KNOWN_TOOLS.iter()), batch_count())
+        .prop_flat_map(|(distinct, batches)| {
+            let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 1..6);
+            let answers = prop::collection::vec(
+                value(1).prop_map(|value| Answer::Return { value }),
+                distinct.len(),
+            );
+            let calls = distinct.clone();
+            let batches = prop::collection::vec(picks, batches).prop_map(move |picks| {
+                picks
+                    .iter()
+                    .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&calls), *seed))))
+                    .collect::<Vec<_>>()
+            });
+            (Just(distinct), batches, answers)
+        })
+        .prop_map(|(distinct, batches, answers)| GeneratedInput::Dedup {
+            tools: scripts(&distinct, answers.into_iter().map(|a| vec![a]).collect()),
+            batches,
+        })
 }
 
 /// A batch of calls: each distinct call with its args keys reordered by the seed.

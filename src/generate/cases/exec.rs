@@ -1,6 +1,8 @@
 //! Generated `execute_tool_calls` inputs: batches of calls with and without limits.
 
-use super::super::calls::{exec_calls, long_exec_batch, max_parallel};
+use super::super::calls::{
+    exec_calls, long_exec_batch, max_parallel, plain_exec_calls, plain_max_parallel,
+};
 use super::{batch_count, hold_in_flight, latency, racing_exec_calls, GeneratedInput};
 use crate::json::Value;
 use crate::spec::dispatch_table_for;
@@ -34,5 +36,24 @@ pub fn exec_input() -> impl Strategy<Value = GeneratedInput> {
                 Dispatch::Scripted { tools }
             };
             GeneratedInput::Exec { dispatch, batches }
+        })
+}
+
+/// Plain `execute_tool_calls` cases: short batches of sandbox calls that mostly succeed
+/// ([`plain_exec_calls`]). Each requirement's own slot at the end of a run draws from these
+/// first (`fuzz::draw`): a witness of one rule with no other failure before it shows that
+/// rule to implementations that mishandle failures.
+pub fn exec_plain_input() -> impl Strategy<Value = GeneratedInput> {
+    let batch = || {
+        plain_exec_calls(6).prop_flat_map(|calls| {
+            let len = calls.as_list().map_or(0, <[Value]>::len);
+            (Just(calls), plain_max_parallel(len))
+        })
+    };
+    batch_count()
+        .prop_flat_map(move |n| prop::collection::vec(batch(), n))
+        .prop_map(|batches| GeneratedInput::Exec {
+            dispatch: Dispatch::Sandbox,
+            batches,
         })
 }

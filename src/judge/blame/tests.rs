@@ -296,3 +296,98 @@ fn keys_in_a_javascript_object_s_order_are_charged_to_the_order_rule_alone() {
     let blame = blame_output("dedup-key-019", &output, None);
     assert_eq!(blame.charged(), vec![ids::DEDUP_KEY_ORDER], "{blame:?}");
 }
+
+/// A case of `function` from the JSON text of its one case.
+fn case_of(function: &str, case: &str) -> Case {
+    let file = format!(r#"{{"function": "{function}", "topic": "test", "cases": [{case}]}}"#);
+    match crate::json::from_value(&parse(&file).unwrap()).unwrap() {
+        crate::spec::CaseFile::ExecuteToolCalls { cases, .. } => {
+            Case::Exec(cases.into_iter().next().unwrap())
+        }
+        crate::spec::CaseFile::RunParallelCalls { cases, .. } => {
+            Case::Dedup(cases.into_iter().next().unwrap())
+        }
+    }
+}
+
+/// Blames `outputs` (per batch: the JSON text of the output and, where given, of the
+/// invocations; the case's own where not) against `case`.
+fn blame_batches(case: &Case, outputs: &[(&str, Option<&str>)]) -> Blame {
+    let mut runs = expected_runs(case);
+    for (run, (output, invocations)) in runs.iter_mut().zip(outputs) {
+        run.output = parse(output).unwrap();
+        if let Some(invocations) = invocations {
+            run.invocations = parse(invocations).unwrap().as_list().unwrap().to_vec();
+        }
+    }
+    let outcome = crate::judge::judge(case, &runs);
+    blame(case, &runs, &outcome)
+}
+
+#[test]
+fn an_id_refused_for_a_look_alike_earlier_in_its_batch_is_not_charged_to_state() {
+    let weather = |id: &str, city: &str, content: &str| {
+        (
+            format!(
+                r#"{{"id": "{id}", "tool": "get_weather", "arguments": {{"city": "{city}"}}}}"#
+            ),
+            format!(r#"{{"role": "tool", "tool_call_id": "{id}", "content": "{content}"}}"#),
+        )
+    };
+    let (first, first_said) = weather("\\u00c5", "paris", "18C, light rain");
+    let (composed, composed_said) = weather("A\\u030a", "tokyo", "24C, clear");
+    let (again, again_said) = weather("\\u00c5", "lima", "16C, overcast");
+    let invocation =
+        |city: &str| format!(r#"{{"tool": "get_weather", "arguments": {{"city": "{city}"}}}}"#);
+    let case = case_of(
+        "execute_tool_calls",
+        &format!(
+            r#"{{"id": "look-alike", "description": "d", "requirements": ["EXEC-DUP-REJECTED"],
+            "batches": [
+              {{"calls": [{first}], "expected": [{first_said}], "invocations": [{}]}},
+              {{"calls": [{composed}, {again}], "expected": [{composed_said}, {again_said}],
+                "invocations": [{}, {}]}}]}}"#,
+            invocation("paris"),
+            invocation("tokyo"),
+            invocation("lima")
+        ),
+    );
+    let refused = r#"{"role": "tool", "tool_call_id": "\u00c5", "content": "error: duplicate tool_call_id '\u00c5'"}"#;
+    // Normalised before the comparison: the second call taken for the first.
+    let normalised = blame_batches(
+        &case,
+        &[
+            (&format!("[{first_said}]"), None),
+            (
+                &format!("[{composed_said}, {refused}]"),
+                Some(&format!("[{}]", invocation("tokyo"))),
+            ),
+        ],
+    );
+    assert!(
+        normalised.charged().contains(&ids::EXEC_DUP_REJECTED)
+            && !normalised.charged().contains(&ids::EXEC_NO_STATE),
+        "{normalised:?}"
+    );
+    // Ids kept from the first batch: the same refusal with nothing alike before it in
+    // the batch is state.
+    let case_alone = case_of(
+        "execute_tool_calls",
+        &format!(
+            r#"{{"id": "kept", "description": "d", "requirements": ["EXEC-NO-STATE"],
+            "batches": [
+              {{"calls": [{first}], "expected": [{first_said}], "invocations": [{}]}},
+              {{"calls": [{again}], "expected": [{again_said}], "invocations": [{}]}}]}}"#,
+            invocation("paris"),
+            invocation("lima")
+        ),
+    );
+    let kept = blame_batches(
+        &case_alone,
+        &[
+            (&format!("[{first_said}]"), None),
+            (&format!("[{refused}]"), Some("[]")),
+        ],
+    );
+    assert_eq!(kept.charged(), vec![ids::EXEC_NO_STATE], "{kept:?}");
+}

@@ -1,5 +1,7 @@
-// Deliberately broken: defines its own dispatch instead of using the provided one.
-// parcall: breaks EXEC-DISPATCH-ONCE
+// Deliberately broken: defines its own dispatch instead of using the provided one. An ES
+// module's own binding cannot be replaced from outside, so parcall refuses it at load
+// rather than judge calls it could not observe.
+// parcall: refused at load: the module defines its own `dispatch`
 export function execute_tool_calls(calls, max_parallel = 4) {
   const seen = new Set();
   return calls.map((call, index) => {

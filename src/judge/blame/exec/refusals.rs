@@ -8,6 +8,7 @@ use super::super::{quote_str, Tally};
 use super::{describe, said, Batch, Reading, Said};
 use super::{ANY_ANSWER, DUPLICATE_PREFIX, LIMIT_PREFIX, NOT_A_STRING};
 use crate::reference::{ToolCall, DEFAULT_MAX_PARALLEL};
+use unicode_normalization::UnicodeNormalization;
 
 /// What the refusal rules read off a batch: what the implementation said to each call,
 /// and which calls its own ids make duplicates.
@@ -303,7 +304,7 @@ impl<'a> Batch<'a> {
 
     fn charge_false_duplicate(&self, refusals: &Refusals, i: usize, tally: &mut Tally) {
         let id = &refusals.premise[i];
-        let requirement = if self.number > 1 && self.history.ids.contains(id) {
+        let requirement = if self.refused_for_an_earlier_batch(refusals, i) {
             EXEC_NO_STATE
         } else {
             EXEC_DUP_REJECTED
@@ -317,6 +318,22 @@ impl<'a> Batch<'a> {
                 quote_str(id)
             ),
         );
+    }
+
+    /// Whether call `i`, refused as a duplicate of no call of this batch, provably was
+    /// refused for an id an earlier batch used (EXEC-NO-STATE): its id was used before, no
+    /// earlier call of this batch has an id a broken comparison could take for it, and no
+    /// id of an earlier batch was answered in this one.
+    fn refused_for_an_earlier_batch(&self, refusals: &Refusals, i: usize) -> bool {
+        let id = &refusals.premise[i];
+        let used_before = |id: &String| self.number > 1 && self.history.ids.contains(id);
+        let mistaken_within = (0..i).any(|j| ids_alike(&refusals.premise[j], id));
+        let answered_again = (0..refusals.premise.len()).any(|k| {
+            used_before(&refusals.premise[k])
+                && !refusals.is_duplicate[k]
+                && matches!(refusals.said[k], Said::Content(_))
+        });
+        used_before(id) && !mistaken_within && !answered_again
     }
 
     /// A call past the limit got the limit error: it must read as the limit's.
@@ -392,4 +409,11 @@ fn shows_refused_duplicate(tally: &mut Tally, requirement: &'static str, over: b
     if over {
         tally.applies(EXEC_DUP_BEFORE_LIMIT);
     }
+}
+
+/// Whether two ids differ only in what a broken comparison ignores: Unicode normalisation
+/// (canonical or compatibility), letter case, surrounding whitespace.
+fn ids_alike(a: &str, b: &str) -> bool {
+    let folded = |id: &str| -> String { id.trim().nfkc().flat_map(char::to_lowercase).collect() };
+    a == b || folded(a) == folded(b)
 }
