@@ -148,16 +148,9 @@ pub(super) fn long_picks(distinct: usize, seed: u64) -> Vec<(usize, u64)> {
 pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
     let short = (distinct_calls(), batch_count(), latency(10)).prop_flat_map(
         |(distinct, batches, latency_ms)| {
-            let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 0..10);
             let answers =
                 prop::collection::vec(prop::collection::vec(answer(), 1..=2), distinct.len());
-            let calls = distinct.clone();
-            let batches = prop::collection::vec(picks, batches).prop_map(move |picks| {
-                picks
-                    .iter()
-                    .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&calls), *seed))))
-                    .collect::<Vec<_>>()
-            });
+            let batches = batches_over(&distinct, batches, 0..10);
             (Just(distinct), batches, answers, Just(latency_ms))
         },
     );
@@ -185,24 +178,33 @@ pub fn dedup_input() -> impl Strategy<Value = GeneratedInput> {
 pub fn dedup_plain_input() -> impl Strategy<Value = GeneratedInput> {
     (distinct_calls_of(KNOWN_TOOLS.iter()), batch_count())
         .prop_flat_map(|(distinct, batches)| {
-            let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), 1..6);
             let answers = prop::collection::vec(
                 value(1).prop_map(|value| Answer::Return { value }),
                 distinct.len(),
             );
-            let calls = distinct.clone();
-            let batches = prop::collection::vec(picks, batches).prop_map(move |picks| {
-                picks
-                    .iter()
-                    .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&calls), *seed))))
-                    .collect::<Vec<_>>()
-            });
+            let batches = batches_over(&distinct, batches, 1..6);
             (Just(distinct), batches, answers)
         })
         .prop_map(|(distinct, batches, answers)| GeneratedInput::Dedup {
             tools: scripts(&distinct, answers.into_iter().map(|a| vec![a]).collect()),
             batches,
         })
+}
+
+/// `count` batches of `calls` calls each, every call one of `distinct` picked at random.
+fn batches_over(
+    distinct: &[Distinct],
+    count: usize,
+    calls: std::ops::Range<usize>,
+) -> impl Strategy<Value = Vec<Value>> {
+    let picks = prop::collection::vec((any::<prop::sample::Index>(), any::<u64>()), calls);
+    let distinct = distinct.to_vec();
+    prop::collection::vec(picks, count).prop_map(move |picks| {
+        picks
+            .iter()
+            .map(|batch| dedup_batch(batch.iter().map(|(i, seed)| (i.get(&distinct), *seed))))
+            .collect()
+    })
 }
 
 /// A batch of calls: each distinct call with its args keys reordered by the seed.
