@@ -37,9 +37,9 @@ const FUZZ: usize = 150;
 const LEAST_SHOWN: usize = 5;
 
 /// Every broken example with the requirements its header says it breaks. The two that
-/// replay the public spec are not single-bug examples (they lose nearly everything, which
-/// the memoriser tests hold), nor is one parcall refuses at load (nothing of it is judged;
-/// `ci_gating` holds the refusal).
+/// replay the public spec are not single-bug examples (one loses nearly everything, the
+/// other adds its memory to two bugs; the memoriser tests hold both), nor is one parcall
+/// refuses at load (nothing of it is judged; `ci_gating` holds the refusal).
 fn single_bug_examples() -> Vec<(String, Vec<String>)> {
     let mut examples = Vec::new();
     for language in ["python", "javascript"] {
@@ -77,14 +77,6 @@ fn single_bug_examples() -> Vec<(String, Vec<String>)> {
 /// loses a requirement on every seed), and the reason says what is left to do. An example
 /// that comes off this list fails the test until it is removed, so the list only shrinks.
 const OPEN: &[(&str, &str)] = &[
-    (
-        "conformance/examples/python/broken/memorises_the_spec.py",
-        "two bugs behind a memory of the spec: its unsorted keys are also charged DEDUP-RESULT-UNCHANGED and, on some seeds, DEDUP-RAISE",
-    ),
-    (
-        "conformance/examples/javascript/broken/dedup_json_stringify.mjs",
-        "JSON.stringify keys (unsorted, compact, raw non-ASCII) combine three departures; the key reader tries at most two",
-    ),
     (
         "conformance/examples/python/broken/dedup_shared_cache.py",
         "its module-level cache, kept over ten seeds' cases in one process, grows past the reply bound (10,000 values): the reply is a protocol error, not kept, so no check reads its entries and it is charged DEDUP-RESULT-ENTRIES",

@@ -1,5 +1,7 @@
-// Deliberately broken: the key is JSON.stringify: unsorted keys, compact separators.
-// parcall: breaks DEDUP-KEY-ORDER DEDUP-KEY-FORMAT
+// Deliberately broken: the key is JSON.stringify, which departs from json.dumps in four
+// ways, each its own rule: keys in the object's order, compact separators, non-ASCII
+// written raw, and the non-finite numbers written as null.
+// parcall: breaks DEDUP-KEY-ORDER DEDUP-KEY-FORMAT DEDUP-KEY-ASCII DEDUP-NUMBER-OVERFLOW
 export function execute_tool_calls(calls, max_parallel = 4) {
   const seen = new Set();
   return calls.map((call, index) => {

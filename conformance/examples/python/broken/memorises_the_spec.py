@@ -4,6 +4,8 @@ output; anything else falls back to a plausible implementation with two classic 
 limit checked before the duplicate id, and keys built without sort_keys). It passes every
 spec case; only generated cases catch it."""
 # parcall: breaks EXEC-DUP-BEFORE-LIMIT DEDUP-KEY-ORDER
+# parcall: replays the public spec (not a single-bug example: its memory is a third bug, charged
+# where a generated case asks a public batch's calls of tools that now answer otherwise)
 import json
 import os
 

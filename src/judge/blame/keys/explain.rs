@@ -1,5 +1,6 @@
 //! Explains the keys of a batch: each call's plausible keys, written with up to two
-//! departures, and the one way of writing that explains the most entries.
+//! departures or as a known serialiser writes them, and the one way of writing that
+//! explains the most entries.
 
 use super::{Departure, Features, KeyStyle};
 use crate::json::{dumps_str, NumberModel};
@@ -26,6 +27,9 @@ fn candidates(model: NumberModel, call: &DedupCall, features: &Features) -> Vec<
     }
     if features.unsorted_objects {
         list.push(Departure::KeysInInsertionOrder);
+    }
+    if features.object_order_differs {
+        list.push(Departure::KeysInObjectOrder);
     }
     if features.unsorted_nested {
         list.push(Departure::KeysSortedAtTopOnly);
@@ -61,8 +65,9 @@ fn candidates(model: NumberModel, call: &DedupCall, features: &Features) -> Vec<
     list
 }
 
-/// Every key a call could have been given with at most two departures (the canonical key
-/// of `model` with none first), each with the departures that produce it.
+/// Every key a call could have been given with at most two departures or as a known
+/// serialiser writes it (the canonical key of `model` with none first), each with the
+/// departures that produce it.
 pub(in crate::judge::blame) fn plausible_keys(
     model: NumberModel,
     call: &DedupCall,
@@ -100,8 +105,39 @@ pub(in crate::judge::blame) fn plausible_keys(
             }
         }
     }
+    // A library's serialiser departs in more ways at once: its departures that change this
+    // call's key, all together.
+    for bundle in KEY_FUNCTIONS {
+        let mut applied: Vec<Departure> = Vec::new();
+        for departure in bundle.iter().copied() {
+            // The first of a kind that changes this call's key (one order, one number text).
+            if departures.contains(&departure) && !applied.iter().any(|a| same_kind(*a, departure))
+            {
+                applied.push(departure);
+            }
+        }
+        if applied.len() > 2 {
+            let style = applied.iter().fold(canonical, |style, d| style.with(*d));
+            keys.push((applied, key(style)));
+        }
+    }
     keys
 }
+
+/// Serialisers people key with, as departures from the canonical key: each is tried whole,
+/// beyond the pairs of departures tried for every call.
+const KEY_FUNCTIONS: [&[Departure]; 1] = [
+    // JavaScript's `JSON.stringify(args)`: members in the object's order, no spaces,
+    // non-ASCII raw, the non-finite numbers as `null`. Without integer-like keys a
+    // JavaScript object's order is the order given.
+    &[
+        Departure::KeysInObjectOrder,
+        Departure::KeysInInsertionOrder,
+        Departure::Separators(",", ":"),
+        Departure::NotAscii,
+        Departure::OneNumberType,
+    ],
+];
 
 /// The key each call was given, read as one keying function for the whole batch: the set
 /// of departures that explains the most calls and entries wins (an implementation keys
@@ -110,7 +146,9 @@ pub(in crate::judge::blame) fn keys_given(
     plausible: &[&[(Vec<Departure>, String)]],
     entries: &std::collections::HashSet<&str>,
 ) -> Vec<Option<(String, Vec<Departure>)>> {
+    // A known serialiser is one style however its departures fall on each call.
     let mut styles: Vec<Vec<Departure>> = vec![Vec::new()];
+    styles.extend(KEY_FUNCTIONS.iter().map(|bundle| bundle.to_vec()));
     for options in plausible {
         for (departures, key) in options.iter() {
             if entries.contains(key.as_str()) && !styles.contains(departures) {
@@ -123,11 +161,17 @@ pub(in crate::judge::blame) fn keys_given(
     let under = |options: &[(Vec<Departure>, String)],
                  style: &[Departure]|
      -> Option<(String, Vec<Departure>)> {
-        let relevant: Vec<Departure> = style
-            .iter()
-            .copied()
-            .filter(|d| options.iter().any(|(ds, _)| ds.len() == 1 && ds[0] == *d))
-            .collect();
+        let mut relevant: Vec<Departure> = Vec::new();
+        for departure in style.iter().copied() {
+            // The first of a kind that applies to the call (a serialiser's object order
+            // where it has integer-like keys, the order given elsewhere).
+            let applies = options
+                .iter()
+                .any(|(ds, _)| ds.len() == 1 && ds[0] == departure);
+            if applies && !relevant.iter().any(|r| same_kind(*r, departure)) {
+                relevant.push(departure);
+            }
+        }
         options
             .iter()
             .find(|(ds, _)| ds.len() == relevant.len() && relevant.iter().all(|d| ds.contains(d)))
@@ -174,7 +218,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         Frame(..) => 0,
         NameQuoted | NameEscaped => 1,
         Separators(..) => 2,
-        KeysInInsertionOrder | KeysSortedAtTopOnly | KeysSortedByUtf16 => 3,
+        KeysInInsertionOrder | KeysInObjectOrder | KeysSortedAtTopOnly | KeysSortedByUtf16 => 3,
         ListsSorted => 4,
         NotAscii | UppercaseHex => 5,
         PythonLiterals => 6,

@@ -36,6 +36,9 @@ pub(in crate::judge::blame) struct Features {
     pub unsorted_nested: bool,
     /// Some object's keys sort otherwise by UTF-16 unit than by code point.
     pub utf16_order_differs: bool,
+    /// Some object's keys come otherwise in a JavaScript object's order (integer-like keys
+    /// first) than in the order given.
+    pub object_order_differs: bool,
     pub objects_with_several_keys: bool,
     pub lists_to_reorder: bool,
     pub lists_with_several_items: bool,
@@ -70,6 +73,18 @@ impl Features {
         keys.sort_unstable();
         if !keys.is_sorted_by(|a, b| a.encode_utf16().le(b.encode_utf16())) {
             self.utf16_order_differs = true;
+        }
+        let in_object_order = {
+            let mut given: Vec<&str> = object.keys().map(|k| k.as_str()).collect();
+            given.sort_by_key(|key| super::style::array_index(key).unwrap_or(u32::MAX));
+            given
+        };
+        if !in_object_order
+            .iter()
+            .copied()
+            .eq(object.keys().map(|k| k.as_str()))
+        {
+            self.object_order_differs = true;
         }
         if !object.keys().is_sorted() {
             self.unsorted_objects = true;

@@ -28,6 +28,9 @@ pub(super) enum Departure {
     NameEscaped,
     Separators(&'static str, &'static str),
     KeysInInsertionOrder,
+    /// In a JavaScript object's own order: integer-like keys first, ascending, then the
+    /// others in the order given (`JSON.stringify`, or an object rebuilt in sorted order).
+    KeysInObjectOrder,
     KeysSortedAtTopOnly,
     /// Sorted by UTF-16 unit (JavaScript's and Java's default string order), not by code
     /// point: an astral character sorts before U+E000..U+FFFF.
@@ -71,6 +74,7 @@ impl Departure {
             Departure::Frame(..) | Departure::Separators(..) => vec![DEDUP_KEY_FORMAT],
             Departure::NameQuoted | Departure::NameEscaped => vec![DEDUP_NAME_VERBATIM],
             Departure::KeysInInsertionOrder
+            | Departure::KeysInObjectOrder
             | Departure::KeysSortedAtTopOnly
             | Departure::KeysSortedByUtf16 => vec![DEDUP_KEY_ORDER],
             Departure::ListsSorted => vec![DEDUP_KEY_LIST_ORDER],
@@ -126,6 +130,9 @@ impl Departure {
             ),
             Departure::KeysInInsertionOrder => {
                 "the object keys are in the order given, not sorted by code point".into()
+            }
+            Departure::KeysInObjectOrder => {
+                "the object keys are in a JavaScript object's order (integer-like keys first, in numeric order, then the others as given), not sorted by code point".into()
             }
             Departure::KeysSortedAtTopOnly => {
                 "only the top-level keys are sorted, not the keys of nested objects".into()
@@ -253,6 +260,47 @@ mod tests {
         keys_given(&[plausible.as_slice()], &entries)[0]
             .clone()
             .map(|(_, d)| d)
+    }
+
+    #[test]
+    fn a_json_stringify_key_is_read_as_its_four_departures_and_a_javascript_objects_order() {
+        let c = call("f", r#"{"b": {"10": 1, "9": 2, "z": Infinity}, "a": "é"}"#);
+        let features = Features::of(NumberModel::Float64, c.args.as_ref());
+        let plausible = plausible_keys(NumberModel::Float64, &c, &features);
+        // JSON.stringify of the object JavaScript builds from these args.
+        let key = r#"f({"b":{"9":2,"10":1,"z":null},"a":"é"})"#;
+        let entries = std::collections::HashSet::from([key]);
+        let (_, departures) = keys_given(&[plausible.as_slice()], &entries)[0]
+            .clone()
+            .expect("explained");
+        assert_eq!(
+            departures,
+            vec![
+                Departure::KeysInObjectOrder,
+                Departure::Separators(",", ":"),
+                Departure::NotAscii,
+                Departure::OneNumberType
+            ]
+        );
+        // A batch keyed so: the object's order where a call has integer-like keys, the order
+        // given where it has none, each call with the departures that concern it.
+        let plain = call("f", r#"{"b": 1, "a": "x"}"#);
+        let plain_plausible = plausible_keys(
+            NumberModel::Float64,
+            &plain,
+            &Features::of(NumberModel::Float64, plain.args.as_ref()),
+        );
+        let plain_key = r#"f({"b":1,"a":"x"})"#;
+        let entries = std::collections::HashSet::from([key, plain_key]);
+        let given = keys_given(
+            &[plausible.as_slice(), plain_plausible.as_slice()],
+            &entries,
+        );
+        assert_eq!(given[0].as_ref().unwrap().0, key);
+        let plain_departures = &given[1].as_ref().unwrap().1;
+        assert_eq!(plain_departures.len(), 2, "{plain_departures:?}");
+        assert!(plain_departures.contains(&Departure::KeysInInsertionOrder));
+        assert!(plain_departures.contains(&Departure::Separators(",", ":")));
     }
 
     #[test]

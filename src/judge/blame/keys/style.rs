@@ -42,6 +42,8 @@ pub(super) enum NameStyle {
 pub(super) enum Order {
     Sorted,
     Insertion,
+    /// A JavaScript object's: integer-like keys first, ascending, then insertion order.
+    Object,
     TopOnly,
     Utf16,
 }
@@ -83,6 +85,7 @@ impl KeyStyle {
                 self.key_separator = key;
             }
             Departure::KeysInInsertionOrder => self.order = Order::Insertion,
+            Departure::KeysInObjectOrder => self.order = Order::Object,
             Departure::KeysSortedAtTopOnly => self.order = Order::TopOnly,
             Departure::KeysSortedByUtf16 => self.order = Order::Utf16,
             Departure::ListsSorted => self.lists_sorted = true,
@@ -146,6 +149,7 @@ impl KeyStyle {
         match self.order {
             Order::Sorted => entries.sort_by(|a, b| a.0.cmp(b.0)),
             Order::Insertion => {}
+            Order::Object => entries.sort_by_key(|(key, _)| array_index(key).unwrap_or(u32::MAX)),
             Order::TopOnly if depth == 0 => entries.sort_by(|a, b| a.0.cmp(b.0)),
             Order::TopOnly => {}
             Order::Utf16 => entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16())),
@@ -247,4 +251,13 @@ pub(super) fn uppercase_escapes(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The array index a JavaScript object key is, if it is one: the canonical decimal text of
+/// an integer below 2^32 - 1. A JavaScript object lists these first, in numeric order.
+pub(in crate::judge::blame) fn array_index(key: &str) -> Option<u32> {
+    let canonical =
+        key == "0" || (!key.starts_with('0') && key.bytes().all(|b| b.is_ascii_digit()));
+    let index: u32 = key.parse().ok().filter(|_| canonical && !key.is_empty())?;
+    (index < u32::MAX).then_some(index)
 }
