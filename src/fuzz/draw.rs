@@ -5,7 +5,8 @@ use super::findings::Public;
 use super::materialize;
 use super::Settings;
 use crate::generate::cases::{
-    dedup_input, dedup_plain_input, exec_input, exec_plain_input, variant_input, GeneratedInput,
+    dedup_input, dedup_long_input, dedup_plain_input, exec_input, exec_long_input,
+    exec_plain_input, variant_input, GeneratedInput,
 };
 use crate::json::Value;
 use crate::judge::blame::applicable;
@@ -62,13 +63,37 @@ pub struct Drawn {
 /// A generated case and the random state that draws it again (for shrinking).
 type Draw = (Redraw, SpecCase);
 
-/// What draws a case again: the random state before it, and whether it came from the plain
-/// strategy of a requirement's own slot or the run's random one.
+/// What draws a case again: the random state before it, and the strategy it came from.
 #[derive(Clone, Debug)]
 pub(super) struct Redraw {
     rng: TestRng,
-    plain: bool,
+    source: Source,
 }
+
+/// The strategies a run draws from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The run's random cases.
+    Random,
+    /// Cases where tools succeed: a requirement's own slot's first choice.
+    Plain,
+    /// One batch of hundreds of calls: the scale slots'.
+    Long,
+}
+
+/// The rules whose bugs show only at scale (a memory of the last 64 ids, a cache that
+/// forgets its oldest keys): each gets a slot of its own for a long batch that shows it,
+/// so such a bug is charged to the same rules on every seed.
+const SCALE_RULES: [&str; 4] = [
+    "EXEC-DUP-ANY-EARLIER",
+    "EXEC-DUP-BEFORE-LIMIT",
+    "DEDUP-CACHE-HIT",
+    "DEDUP-INVOKE-ONCE",
+];
+
+/// Draws tried, at most, for a scale slot: a long batch shows each of [`SCALE_RULES`] in
+/// one draw of two or three.
+const DRAWS_PER_SCALE_SLOT: usize = 40;
 
 /// A case drawn for a class, with whether it is hidden (no batch of it is one of the public
 /// spec's), worked out once rather than for every submission it is run on.
@@ -142,9 +167,10 @@ impl Drawn {
 ///
 /// The hidden cases of a run show every scored requirement of the function (RULES D4), and
 /// each one cleanly, so that blame follows the bug and not the seed. In a run with a slot
-/// for each, the last slots are the requirements' own: each gets the witness of its
-/// requirement with the fewest error results, of the first few drawn, tried first from the
-/// plain strategy where no tool fails. A bug in one rule so cannot hide
+/// for each, the last slots are the requirements' own: first a long batch for each rule
+/// whose bugs show only at scale ([`SCALE_RULES`]), then for every requirement the witness
+/// with the fewest error results, of the first few drawn, tried first from the plain
+/// strategy where no tool fails. A bug in one rule so cannot hide
 /// another rule on one seed and not on the next: an implementation that stops at the first
 /// failure, or raises on an unknown tool, still shows every other rule it keeps. In a
 /// smaller run, while a requirement is still unshown, each of the last slots goes to the
@@ -156,11 +182,14 @@ pub(super) struct Generator<'p> {
     strategy: BoxedStrategy<GeneratedInput>,
     /// Cases where every tool answers normally: the first choice of a requirement's slot.
     plain: BoxedStrategy<GeneratedInput>,
+    /// Long batches: the scale slots'.
+    long: BoxedStrategy<GeneratedInput>,
     /// Cases the run draws in all.
     count: usize,
     public: Public<'p>,
-    /// The requirements whose own slots end the run, in order (none in a run too small).
-    own_slots: Vec<&'static str>,
+    /// The requirements whose own slots end the run, in order (none in a run too small),
+    /// each of [`SCALE_RULES`] first with a long batch's slot.
+    own_slots: Vec<(&'static str, Source)>,
     /// Scored requirements of the function no hidden case drawn so far shows (tracked in a
     /// run too small for a slot each).
     unshown: BTreeSet<&'static str>,
@@ -196,8 +225,19 @@ impl<'p> Generator<'p> {
             .copied()
             .filter(|id| id.starts_with(&prefix))
             .collect();
-        let own_slots = if count >= scored.len() {
-            scored.iter().copied().collect()
+        let scale = SCALE_RULES.iter().filter(|id| id.starts_with(&prefix));
+        let own_slots: Vec<(&'static str, Source)> = scale
+            .map(|id| (*id, Source::Long))
+            .chain(scored.iter().map(|id| (*id, Source::Plain)))
+            .collect();
+        // The scale slots only where there is room for them beside the random cases.
+        let own_slots = if count >= 2 * own_slots.len() {
+            own_slots
+        } else if count >= scored.len() {
+            own_slots
+                .into_iter()
+                .filter(|(_, s)| *s == Source::Plain)
+                .collect()
         } else {
             Vec::new()
         };
@@ -209,6 +249,10 @@ impl<'p> Generator<'p> {
             plain: match function {
                 Function::ExecuteToolCalls => exec_plain_input().boxed(),
                 Function::RunParallelCalls => dedup_plain_input().boxed(),
+            },
+            long: match function {
+                Function::ExecuteToolCalls => exec_long_input().boxed(),
+                Function::RunParallelCalls => dedup_long_input().boxed(),
             },
             count,
             public: Public::new(spec_cases, function),
@@ -232,11 +276,13 @@ impl<'p> Generator<'p> {
     pub(super) fn case(&mut self, index: usize) -> Option<Draw> {
         let first_own = self.count - self.own_slots.len();
         if index >= first_own && index < self.count {
-            let requirement = self.own_slots[index - first_own];
-            return self.witness(index, requirement);
+            return match self.own_slots[index - first_own] {
+                (requirement, Source::Long) => self.at_scale(index, requirement),
+                (requirement, _) => self.witness(index, requirement),
+            };
         }
         if self.unshown.is_empty() {
-            return self.draw(index, false);
+            return self.draw(index, Source::Random);
         }
         let slots_left = self.count.saturating_sub(index);
         let tries = if slots_left <= self.unshown.len() {
@@ -246,7 +292,7 @@ impl<'p> Generator<'p> {
         };
         let mut best: Option<(usize, Draw, BTreeSet<String>)> = None;
         for _ in 0..tries {
-            let Some(draw) = self.draw(index, false) else {
+            let Some(draw) = self.draw(index, Source::Random) else {
                 continue;
             };
             let shows = if self.hides(&draw.1.case) {
@@ -278,14 +324,17 @@ impl<'p> Generator<'p> {
     fn witness(&mut self, index: usize, requirement: &str) -> Option<Draw> {
         let mut best: Option<((usize, usize, usize), Draw)> = None;
         let mut compared = 0;
-        for plain in [true, false] {
+        for source in [Source::Plain, Source::Random] {
             for attempt in 0..DRAWS_PER_OWN_SLOT {
                 // A rule the plain strategy never shows (a raise, an unknown tool) is left
                 // to the random one soon.
-                if plain && compared == 0 && attempt == PLAIN_DRAWS_WITHOUT_A_WITNESS {
+                if source == Source::Plain
+                    && compared == 0
+                    && attempt == PLAIN_DRAWS_WITHOUT_A_WITNESS
+                {
                     break;
                 }
-                let Some(draw) = self.draw(index, plain) else {
+                let Some(draw) = self.draw(index, source) else {
                     continue;
                 };
                 if !self.hides(&draw.1.case) {
@@ -308,15 +357,28 @@ impl<'p> Generator<'p> {
         }
         match best {
             Some((_, draw)) => Some(draw),
-            None => self.draw(index, false),
+            None => self.draw(index, Source::Random),
         }
     }
 
-    /// The next draw of the random state, from the plain strategy or the random one.
-    fn draw(&mut self, index: usize, plain: bool) -> Option<Draw> {
+    /// A scale slot: the first hidden long batch that shows `requirement`.
+    fn at_scale(&mut self, index: usize, requirement: &str) -> Option<Draw> {
+        for _ in 0..DRAWS_PER_SCALE_SLOT {
+            let Some(draw) = self.draw(index, Source::Long) else {
+                continue;
+            };
+            if self.hides(&draw.1.case) && applicable(&draw.1.case).contains(requirement) {
+                return Some(draw);
+            }
+        }
+        self.draw(index, Source::Random)
+    }
+
+    /// The next draw of the random state, from `source`.
+    fn draw(&mut self, index: usize, source: Source) -> Option<Draw> {
         let before = Redraw {
             rng: self.rng.clone(),
-            plain,
+            source,
         };
         let mut runner = TestRunner::new_with_rng(Config::default(), before.rng.clone());
         let tree = self.strategy_of(&before).new_tree(&mut runner);
@@ -331,10 +393,10 @@ impl<'p> Generator<'p> {
     }
 
     fn strategy_of(&self, redraw: &Redraw) -> &BoxedStrategy<GeneratedInput> {
-        if redraw.plain {
-            &self.plain
-        } else {
-            &self.strategy
+        match redraw.source {
+            Source::Random => &self.strategy,
+            Source::Plain => &self.plain,
+            Source::Long => &self.long,
         }
     }
 
@@ -430,30 +492,38 @@ mod tests {
 
     /// One bug, one charge: a requirement's own slot shows it with no other failure or
     /// refusal beside it, so an implementation that stops, raises or loses messages at its
-    /// first error result still shows every rule it keeps, on every seed.
+    /// first error result still shows every rule it keeps, on every seed; and each rule
+    /// whose bugs show only at scale has a long batch that shows it.
     #[test]
-    fn each_requirements_own_slot_shows_it_with_at_most_one_error_result() {
+    fn each_requirements_own_slot_shows_it_cleanly_and_at_scale_where_it_needs_one() {
         let spec = crate::spec::Spec::embedded().unwrap();
         for function in Function::ALL {
             for seed in 1..=10 {
                 let mut generator = Generator::new(function, &spec.cases, seed, 150);
                 let own = generator.own_slots.clone();
-                assert_eq!(own.len(), slots_needed(function));
+                let scale = own.iter().filter(|(_, s)| *s == Source::Long).count();
+                assert_eq!(own.len() - scale, slots_needed(function));
+                assert!(scale >= 2, "{function:?}");
                 let first = 150 - own.len();
                 for index in 0..150 {
                     let draw = generator.case(index);
                     if index < first {
                         continue;
                     }
-                    let (_, case) = draw.unwrap();
+                    let (redraw, case) = draw.unwrap();
                     let shows = applicable(&case.case);
-                    let requirement = own[index - first];
+                    let (requirement, source) = own[index - first];
+                    if source == Source::Long {
+                        assert_eq!(redraw.source, source, "seed {seed}: {requirement}");
+                    }
                     assert!(shows.contains(requirement), "seed {seed}: {requirement}");
-                    let (errors, ..) = witness_rank(&case.case, &shows);
-                    assert!(
-                        errors <= 1,
-                        "seed {seed}: {requirement}'s witness has {errors} error results"
-                    );
+                    if source == Source::Plain {
+                        let (errors, ..) = witness_rank(&case.case, &shows);
+                        assert!(
+                            errors <= 1,
+                            "seed {seed}: {requirement}'s witness has {errors} error results"
+                        );
+                    }
                 }
             }
         }

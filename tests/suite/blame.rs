@@ -73,20 +73,10 @@ fn single_bug_examples() -> Vec<(String, Vec<String>)> {
     examples
 }
 
-/// Examples whose blame is not yet a function of the bug alone: each is still caught (it
-/// loses a requirement on every seed), and the reason says what is left to do. An example
-/// that comes off this list fails the test until it is removed, so the list only shrinks.
-const OPEN: &[(&str, &str)] = &[
-    (
-        "conformance/examples/python/broken/dedup_shared_cache.py",
-        "its module-level cache, kept over ten seeds' cases in one process, grows past the reply bound (10,000 values): the reply is a protocol error, not kept, so no check reads its entries and it is charged DEDUP-RESULT-ENTRIES",
-    ),
-];
-
 /// The requirements `parcall check PATH --seed SEED --fuzz FUZZ` loses, for each seed of
-/// `drawn` in turn. One process per example runs the spec's cases once, then each seed's
-/// generated cases (shared by every example); a seed loses what its generated cases lose and
-/// what the spec's cases were charged. Failures are not shrunk: shrinking picks which
+/// `drawn` in turn. A process per seed runs that seed's generated cases (drawn once, shared
+/// by every example), the first the spec's cases too; a seed loses what its generated cases
+/// lose and what the spec's cases were charged. Failures are not shrunk: shrinking picks which
 /// failing case a report shows, not which requirements are charged, and it was most of this
 /// loop's time, as were the spec's cases run again for every seed.
 fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>> {
@@ -112,16 +102,6 @@ fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>
             .map(|id| (*id).to_owned())
             .collect()
     };
-    let mut runner = match Runner::start(&prepared.launch, &spec.version, Default::default()) {
-        Ok(runner) => runner,
-        // Not started: every seed loses everything, as `check` reports it.
-        Err(_) => {
-            let plan = Plan::new(spec, &spec.cases, subjects::judge());
-            let report =
-                check::report(&check::run_process(&prepared.launch, &plan, None), &context);
-            return vec![lost(&report); drawn.len()];
-        }
-    };
     let mut charged_by_spec_cases = BTreeSet::new();
     let mut lost_per_seed = Vec::new();
     for (index, (seed, drawn)) in drawn.iter().enumerate() {
@@ -137,7 +117,17 @@ fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>
                 subjects::judge(),
             )
         };
-        let report = check::report(&check::run(&mut runner, &plan, None), &context);
+        // A process per seed, as `check` runs one: state a module keeps (a cache shared
+        // across calls) grows over one run's cases, not over ten.
+        let report = match Runner::start(&prepared.launch, &spec.version, Default::default()) {
+            Ok(mut runner) => {
+                let run = check::run(&mut runner, &plan, None);
+                runner.shutdown();
+                check::report(&run, &context)
+            }
+            // Not started: the seed loses everything, as `check` reports it.
+            Err(_) => check::report(&check::run_process(&prepared.launch, &plan, None), &context),
+        };
         if index == 0 {
             charged_by_spec_cases = report
                 .requirements
@@ -150,7 +140,6 @@ fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>
         lost.extend(charged_by_spec_cases.iter().cloned());
         lost_per_seed.push(lost);
     }
-    runner.shutdown();
     lost_per_seed
 }
 
@@ -173,20 +162,6 @@ fn every_single_bug_example_loses_what_it_breaks_and_at_most_one_other_on_every_
     for ((path, declared), chunk) in examples.iter().zip(&lost_per_example) {
         let first = &chunk[0];
         println!("{path}: loses {first:?}");
-        if let Some((_, reason)) = OPEN.iter().find(|(open, _)| open == path) {
-            let stable = chunk.iter().all(|lost| lost == first);
-            let within = chunk.iter().all(|lost| {
-                declared.iter().all(|d| lost.contains(d))
-                    && lost.iter().filter(|l| !declared.contains(l)).count() <= 1
-            });
-            if stable && within {
-                problems.push(format!("{path} is fixed: take it off OPEN ({reason})"));
-            }
-            if chunk.iter().any(BTreeSet::is_empty) {
-                problems.push(format!("{path} is no longer caught on some seed"));
-            }
-            continue;
-        }
         if chunk.iter().any(|lost| lost != first) {
             problems.push(format!(
                 "{path}: the set lost varies with the seed: {chunk:?}"

@@ -57,3 +57,13 @@ pub fn exec_plain_input() -> impl Strategy<Value = GeneratedInput> {
             batches,
         })
 }
+
+/// Long `execute_tool_calls` cases only: one batch of hundreds of calls with late repeats
+/// of early ids. The scale slots of a run draw from these (`fuzz::draw`), so a memory of
+/// ids that forgets shows on every seed.
+pub fn exec_long_input() -> impl Strategy<Value = GeneratedInput> {
+    long_exec_batch().prop_map(|batch| GeneratedInput::Exec {
+        dispatch: Dispatch::Sandbox,
+        batches: vec![batch],
+    })
+}

@@ -15,8 +15,8 @@ mod exec;
 mod variants;
 
 pub use corners::INHERITED_NAMES;
-pub use dedup::{dedup_input, dedup_plain_input};
-pub use exec::{exec_input, exec_plain_input};
+pub use dedup::{dedup_input, dedup_long_input, dedup_plain_input};
+pub use exec::{exec_input, exec_long_input, exec_plain_input};
 pub use variants::variant_input;
 
 /// The inputs of a generated case: tools and batches, no expectations yet.
