@@ -124,9 +124,14 @@ fn write_queued(state: Arc<Mutex<Writing>>, lines: Receiver<Vec<u8>>) -> JoinHan
 /// memory.
 pub(super) struct ReplyPipe {
     pipe: File,
+    /// Bytes read, from `start` to `end`; the rest is room for the next read, zeroed once
+    /// when the buffer grows, not before every read (a read of a line or two would
+    /// otherwise first clear the whole read size).
     buffer: Vec<u8>,
     /// Where the bytes not yet returned start in `buffer`.
     start: usize,
+    /// Where the bytes read end in `buffer`.
+    end: usize,
     max_line: usize,
     /// Set once the pipe ended or a line was too long: every later wait gets `Closed`.
     ended: bool,
@@ -139,8 +144,9 @@ impl ReplyPipe {
     pub(super) fn new(pipe: File, max_line: usize) -> ReplyPipe {
         ReplyPipe {
             pipe,
-            buffer: Vec::with_capacity(READ_SIZE),
+            buffer: Vec::new(),
             start: 0,
+            end: 0,
             max_line,
             ended: false,
         }
@@ -164,8 +170,8 @@ impl ReplyPipe {
 
     /// A whole line from the buffer, a line too long, or the unterminated rest at the end.
     fn next_line(&mut self) -> Option<Event> {
-        let pending = &self.buffer[self.start..];
-        if let Some(end) = pending.iter().position(|&b| b == b'\n') {
+        let pending = &self.buffer[self.start..self.end];
+        if let Some(end) = memchr::memchr(b'\n', pending) {
             if end > self.max_line {
                 return Some(self.too_long());
             }
@@ -182,7 +188,7 @@ impl ReplyPipe {
             let text = String::from_utf8_lossy(pending)
                 .trim_end_matches('\r')
                 .to_owned();
-            self.start = self.buffer.len();
+            self.start = self.end;
             return Some(Event::Line(text));
         }
         None
@@ -192,32 +198,27 @@ impl ReplyPipe {
         self.ended = true;
         self.buffer = Vec::new();
         self.start = 0;
+        self.end = 0;
         Event::LineTooLong
     }
 
     /// Reads what the pipe holds (poll said it is readable, or it ended).
     fn fill(&mut self) {
         if self.start > 0 {
-            self.buffer.drain(..self.start);
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.start = 0;
         }
-        let len = self.buffer.len();
-        self.buffer.resize(len + READ_SIZE, 0);
+        if self.buffer.len() < self.end + READ_SIZE {
+            self.buffer.resize(self.end + READ_SIZE, 0);
+        }
         loop {
-            match self.pipe.read(&mut self.buffer[len..]) {
-                Ok(0) => {
-                    self.ended = true;
-                    self.buffer.truncate(len);
-                }
-                Ok(n) => self.buffer.truncate(len + n),
+            match self.pipe.read(&mut self.buffer[self.end..]) {
+                Ok(0) => self.ended = true,
+                Ok(n) => self.end += n,
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                    self.buffer.truncate(len)
-                }
-                Err(_) => {
-                    self.ended = true;
-                    self.buffer.truncate(len);
-                }
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) => self.ended = true,
             }
             return;
         }

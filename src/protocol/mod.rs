@@ -3,6 +3,7 @@
 
 mod answer;
 mod messages;
+mod round_trip;
 mod tables;
 
 pub use crate::spec::dispatch_table_for;
@@ -11,6 +12,7 @@ pub use messages::{
     BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation,
     InvocationAnswer, Reply, Request, PROTOCOL_VERSION,
 };
+pub use round_trip::answer_line;
 pub use tables::{answer_tables, case_line, case_request};
 
 use crate::json::{self, Style};
@@ -31,9 +33,12 @@ pub fn encode(request: &Request) -> String {
     encode_message(request)
 }
 
-/// Decodes one reply line.
+/// Decodes one reply line. An `invoke`, one per round trip, is taken apart by hand.
 pub fn decode(line: &str) -> Result<Reply, DecodeError> {
-    decode_as(line)
+    match round_trip::invocation(json::parse(line)?) {
+        Ok(invocation) => Ok(Reply::Invoke(invocation)),
+        Err(value) => Ok(json::from_value_owned(value)?),
+    }
 }
 
 /// Decodes one line as any protocol message (`Request` on the implementation's side).

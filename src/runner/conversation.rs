@@ -8,7 +8,7 @@ use super::tools::CaseTools;
 use super::{clip, describe_exit};
 use crate::json::NumberModel;
 use crate::process::{Child, Event, Received};
-use crate::protocol::{self, Answer, BatchReply, Invocation, InvocationAnswer, Reply, Request};
+use crate::protocol::{self, Answer, BatchReply, Invocation, Reply};
 use crate::spec::Case;
 use std::time::{Duration, Instant};
 
@@ -245,8 +245,7 @@ impl Conversation {
 }
 
 fn send(child: &Child, id: u64, call: u64, answer: crate::spec::Answer) {
-    let message = Request::Answer(InvocationAnswer { id, call, answer });
-    child.send(protocol::encode(&message));
+    child.send(protocol::answer_line(id, call, &answer));
 }
 
 fn failed(answer: Answer) -> Awaited {

@@ -44,7 +44,9 @@ FUNCTIONS = ("execute_tool_calls", "run_parallel_calls")
 # ------------------------------------------------------------------------------------------
 def take_protocol_fds():
     """Moves the protocol fds above the module's usual range, closes the originals and keeps
-    them from child processes, so the module cannot stumble on them."""
+    them from child processes, so the module cannot stumble on them. The reading end as a
+    buffered file (one read takes every line waiting), the writing end as a bare fd: each
+    message is written whole with one os.write, with no buffer to flush."""
     spec = os.environ.pop("PARCALL_PROTOCOL_FDS", "3,4")
     read_fd, write_fd = (int(part) for part in spec.split(","))
     moved = []
@@ -52,18 +54,22 @@ def take_protocol_fds():
         new = fcntl.fcntl(fd, getattr(fcntl, "F_DUPFD_CLOEXEC", 1030), 300)  # 1030: Linux's value
         os.close(fd)
         moved.append(new)
-    return os.fdopen(moved[0], "rb"), os.fdopen(moved[1], "wb")
+    return os.fdopen(moved[0], "rb"), moved[1]
 
 
 class Channel:
     """Both directions of the protocol, for every thread. Whoever waits reads: the request
     loop for its next case, a stub for its answer; one reads at a time, keeps what it reads
-    for whoever it is for, and wakes the others."""
+    for whoever it is for, and wakes the others. The sequential path (one thread, which
+    reads its own answer) takes plain locks only: the condition is waited on, and notified,
+    only when another thread sleeps on it."""
 
     def __init__(self):
         self.reader, self.writer = take_protocol_fds()
         self.lock = threading.Lock()
-        self.turn = threading.Condition()
+        self.mutex = threading.Lock()
+        self.turn = threading.Condition(self.mutex)
+        self.sleepers = 0
         self.reading = False
         self.closed = False
         self.answers = {}
@@ -71,40 +77,53 @@ class Channel:
 
     def receive(self):
         """The next message that is not an answer, or None once parcall closed the channel."""
-        return self._wait(lambda: self.requests.popleft() if self.requests else None)
+        return self._wait(None)
 
     def answer(self, call):
         """The answer to invocation `call`, or None once parcall closed the channel."""
-        return self._wait(lambda: self.answers.pop(call, None))
+        return self._wait(call)
 
-    def _wait(self, take):
+    def _take(self, call):
+        if call is None:
+            return self.requests.popleft() if self.requests else None
+        return self.answers.pop(call, None)
+
+    def _wait(self, call):
         while True:
-            with self.turn:
+            with self.mutex:
                 while True:
-                    found = take()
+                    found = self._take(call)
                     if found is not None or self.closed:
                         return found
                     if not self.reading:
                         self.reading = True
                         break
-                    self.turn.wait()
+                    self.sleepers += 1
+                    try:
+                        self.turn.wait()
+                    finally:
+                        self.sleepers -= 1
             try:
                 line = self.reader.readline()
-                message = json.loads(line.decode("utf-8")) if line else None
+                message = _decode_message(line.decode("utf-8")) if line else None
             except BaseException:
                 message = None
-            with self.turn:
+            with self.mutex:
                 self.reading = False
-                if message is None:
+                if type(message) is not dict:
                     self.closed = True
                 elif message.get("type") == "answer":
                     self.answers[message.get("call")] = message.get("answer")
                 else:
                     self.requests.append(message)
-                self.turn.notify_all()
+                if self.sleepers:
+                    self.turn.notify_all()
 
     def send(self, message):
-        text = _message_encode(message) + "\n"
+        self.send_line(_message_encode(message) + "\n")
+
+    def send_line(self, text):
+        """Writes one message's line, whole, under the lock (stubs write from many threads)."""
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
@@ -113,8 +132,8 @@ class Channel:
             # its bytes as surrogates) or a string the module made. Each becomes U+FFFD.
             data = text.encode("utf-8", "parcall.replace")
         with self.lock:
-            self.writer.write(data)
-            self.writer.flush()
+            while data:
+                data = data[os.write(self.writer, data):]
 
 
 # ------------------------------------------------------------------------------------------
@@ -292,7 +311,40 @@ def _sorted_encoder():
 
 _sorted_encode = _sorted_encoder()
 # The protocol's messages: json.dumps(message, ensure_ascii=False) with the encoder made once.
-_message_encode = json.JSONEncoder(ensure_ascii=False).encode
+_MESSAGE_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_message_encode = _MESSAGE_ENCODER.encode
+
+
+def _value_encoder():
+    """_message_encode for a snapshot (a fresh copy, which cannot contain itself) as one
+    call of CPython's C encoder made once, with no dict of the containers it is inside: an
+    invocation's tool and args go into its line with no encoder made for each."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return _message_encode
+    fast = make(None, _MESSAGE_ENCODER.default, json.encoder.encode_basestring, None,
+                ": ", ", ", False, False, True)
+
+    def encode(value):
+        return "".join(fast(value, 0))
+
+    try:
+        sample = {"b": [1, 2.5, float("nan"), None, True], "a": "\u00e9\ud83d\ude00\n", "": {}}
+        if encode(sample) != _message_encode(sample) or encode("x") != _message_encode("x"):
+            return _message_encode
+    except Exception:  # noqa: BLE001 - any surprise means the documented road
+        return _message_encode
+    return encode
+
+
+_value_encode = _value_encoder()
+_scan_message = json.JSONDecoder().scan_once
+
+
+def _decode_message(text):
+    """json.loads(text) for a line parcall wrote, by the C scanner json.loads ends in,
+    without the Python calls on the way to it."""
+    return _scan_message(text, 0)[0]
 # U+FFFD for each lone surrogate, given as bytes: the UTF-8 encoder takes only ASCII text
 # from an error handler.
 codecs.register_error("parcall.replace", lambda e: ("\ufffd".encode() * (e.end - e.start), e.end))
@@ -336,11 +388,13 @@ class Stubs:
     def __init__(self, channel, case):
         self.channel = channel
         self.case = case
+        # Every invocation's line starts the same: written once, the rest filled in per call.
+        self.invoke_prefix = '{"type": "invoke", "id": %d, "call": ' % case
 
     def ask(self, tool, args):
         call = next(_calls)
-        self.channel.send({"type": "invoke", "id": self.case, "call": call,
-                           "tool": snapshot(tool), "args": snapshot(args)})
+        self.channel.send_line('%s%d, "tool": %s, "args": %s}\n' % (
+            self.invoke_prefix, call, _value_encode(snapshot(tool)), _value_encode(snapshot(args))))
         answer = self.channel.answer(call)
         if answer is None:
             raise SystemExit("parcall closed the protocol")
@@ -351,8 +405,9 @@ class Stubs:
             tool = request.get("tool") if isinstance(request, dict) else None
             arguments = request.get("arguments") if isinstance(request, dict) else None
             answer = self.ask(tool, arguments)
-            # parcall answers dispatch with what it returns; it never raises.
-            return _plain_copy(answer.get("value"))
+            # parcall answers dispatch with what it returns; it never raises. The value is
+            # this invocation's own, decoded from its answer: no copy is needed.
+            return answer.get("value")
         return dispatch
 
     def tool(self, name):
@@ -360,7 +415,7 @@ class Stubs:
             answer = self.ask(name, args)
             if answer.get("type") == "raise":
                 raise scripted_exception(answer)
-            return _plain_copy(answer.get("value"))
+            return answer.get("value")
         tool.__name__ = name if name.isidentifier() else "tool"
         return tool
 
