@@ -70,6 +70,19 @@ pub(super) struct Redraw {
     source: Source,
 }
 
+/// The kinds of slot a run keeps for a requirement at its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// A long batch that shows it ([`SCALE_RULES`]).
+    AtScale,
+    /// The witness with the fewest error results: shown to an implementation that stops,
+    /// raises or drops messages at its first error.
+    FewestErrors,
+    /// The witness that exercises the fewest requirements: shown to an implementation that
+    /// breaks a rule the other witness leans on (generated ids, say).
+    FewestRules,
+}
+
 /// The strategies a run draws from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
@@ -169,8 +182,9 @@ impl Drawn {
 /// each one cleanly, so that blame follows the bug and not the seed. In a run with a slot
 /// for each, the last slots are the requirements' own: first a long batch for each rule
 /// whose bugs show only at scale ([`SCALE_RULES`]), then for every requirement the witness
-/// with the fewest error results, of the first few drawn, tried first from the plain
-/// strategy where no tool fails. A bug in one rule so cannot hide
+/// with the fewest error results and the one that exercises the fewest requirements, of the
+/// first few drawn, tried first from the plain strategy where no tool fails. A bug in one
+/// rule so cannot hide
 /// another rule on one seed and not on the next: an implementation that stops at the first
 /// failure, or raises on an unknown tool, still shows every other rule it keeps. In a
 /// smaller run, while a requirement is still unshown, each of the last slots goes to the
@@ -187,9 +201,8 @@ pub(super) struct Generator<'p> {
     /// Cases the run draws in all.
     count: usize,
     public: Public<'p>,
-    /// The requirements whose own slots end the run, in order (none in a run too small),
-    /// each of [`SCALE_RULES`] first with a long batch's slot.
-    own_slots: Vec<(&'static str, Source)>,
+    /// The requirements whose own slots end the run, in order (none in a run too small).
+    own_slots: Vec<(&'static str, Slot)>,
     /// Scored requirements of the function no hidden case drawn so far shows (tracked in a
     /// run too small for a slot each).
     unshown: BTreeSet<&'static str>,
@@ -212,6 +225,9 @@ const PLAIN_DRAWS_WITHOUT_A_WITNESS: usize = 40;
 /// with at most one error result (the witnessed refusal or failure itself, if any).
 const WITNESSES_COMPARED: usize = 128;
 
+/// Witnesses compared for the slot that exercises the fewest requirements.
+const RULE_WITNESSES_COMPARED: usize = 12;
+
 impl<'p> Generator<'p> {
     pub(super) fn new(
         function: Function,
@@ -226,18 +242,15 @@ impl<'p> Generator<'p> {
             .filter(|id| id.starts_with(&prefix))
             .collect();
         let scale = SCALE_RULES.iter().filter(|id| id.starts_with(&prefix));
-        let own_slots: Vec<(&'static str, Source)> = scale
-            .map(|id| (*id, Source::Long))
-            .chain(scored.iter().map(|id| (*id, Source::Plain)))
+        let own_slots: Vec<(&'static str, Slot)> = scale
+            .map(|id| (*id, Slot::AtScale))
+            .chain(scored.iter().map(|id| (*id, Slot::FewestErrors)))
+            .chain(scored.iter().map(|id| (*id, Slot::FewestRules)))
             .collect();
-        // The scale slots only where there is room for them beside the random cases.
+        // Only where the random cases keep half the run; a smaller run takes the greedy
+        // cover below.
         let own_slots = if count >= 2 * own_slots.len() {
             own_slots
-        } else if count >= scored.len() {
-            own_slots
-                .into_iter()
-                .filter(|(_, s)| *s == Source::Plain)
-                .collect()
         } else {
             Vec::new()
         };
@@ -277,8 +290,8 @@ impl<'p> Generator<'p> {
         let first_own = self.count - self.own_slots.len();
         if index >= first_own && index < self.count {
             return match self.own_slots[index - first_own] {
-                (requirement, Source::Long) => self.at_scale(index, requirement),
-                (requirement, _) => self.witness(index, requirement),
+                (requirement, Slot::AtScale) => self.at_scale(index, requirement),
+                (requirement, slot) => self.witness(index, requirement, slot),
             };
         }
         if self.unshown.is_empty() {
@@ -318,10 +331,10 @@ impl<'p> Generator<'p> {
         Some(draw)
     }
 
-    /// The slot of `requirement`: of the first [`WITNESSES_COMPARED`] hidden draws that show
-    /// it (plain ones first, then the run's random ones), the first by [`witness_rank`], or
-    /// the first with at most one error result.
-    fn witness(&mut self, index: usize, requirement: &str) -> Option<Draw> {
+    /// A slot of `requirement`: of the first [`WITNESSES_COMPARED`] hidden draws that show
+    /// it (plain ones first, then the run's random ones), the first by [`witness_rank`] for
+    /// the slot, or for the fewest errors the first with at most one error result.
+    fn witness(&mut self, index: usize, requirement: &str, slot: Slot) -> Option<Draw> {
         let mut best: Option<((usize, usize, usize), Draw)> = None;
         let mut compared = 0;
         for source in [Source::Plain, Source::Random] {
@@ -345,12 +358,20 @@ impl<'p> Generator<'p> {
                     continue;
                 }
                 let score = witness_rank(&draw.1.case, &shows);
-                let clean = score.0 <= 1;
+                let clean = slot == Slot::FewestErrors && score.0 <= 1;
+                let score = match slot {
+                    Slot::FewestRules => (score.1, score.0, score.2),
+                    _ => score,
+                };
                 if best.as_ref().is_none_or(|(least, _)| score < *least) {
                     best = Some((score, draw));
                 }
                 compared += 1;
-                if clean || compared == WITNESSES_COMPARED {
+                let most = match slot {
+                    Slot::FewestRules => RULE_WITNESSES_COMPARED,
+                    _ => WITNESSES_COMPARED,
+                };
+                if clean || compared == most {
                     return best.map(|(_, draw)| draw);
                 }
             }
@@ -501,8 +522,8 @@ mod tests {
             for seed in 1..=10 {
                 let mut generator = Generator::new(function, &spec.cases, seed, 150);
                 let own = generator.own_slots.clone();
-                let scale = own.iter().filter(|(_, s)| *s == Source::Long).count();
-                assert_eq!(own.len() - scale, slots_needed(function));
+                let scale = own.iter().filter(|(_, s)| *s == Slot::AtScale).count();
+                assert_eq!(own.len() - scale, 2 * slots_needed(function));
                 assert!(scale >= 2, "{function:?}");
                 let first = 150 - own.len();
                 for index in 0..150 {
@@ -512,17 +533,18 @@ mod tests {
                     }
                     let (redraw, case) = draw.unwrap();
                     let shows = applicable(&case.case);
-                    let (requirement, source) = own[index - first];
-                    if source == Source::Long {
-                        assert_eq!(redraw.source, source, "seed {seed}: {requirement}");
-                    }
+                    let (requirement, slot) = own[index - first];
                     assert!(shows.contains(requirement), "seed {seed}: {requirement}");
-                    if source == Source::Plain {
-                        let (errors, ..) = witness_rank(&case.case, &shows);
-                        assert!(
-                            errors <= 1,
-                            "seed {seed}: {requirement}'s witness has {errors} error results"
-                        );
+                    match slot {
+                        Slot::AtScale => assert_eq!(redraw.source, Source::Long),
+                        Slot::FewestErrors => {
+                            let (errors, ..) = witness_rank(&case.case, &shows);
+                            assert!(
+                                errors <= 1,
+                                "seed {seed}: {requirement}'s witness has {errors} error results"
+                            );
+                        }
+                        Slot::FewestRules => {}
                     }
                 }
             }
