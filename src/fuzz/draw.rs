@@ -203,6 +203,9 @@ pub(super) struct Generator<'p> {
     public: Public<'p>,
     /// The requirements whose own slots end the run, in order (none in a run too small).
     own_slots: Vec<(&'static str, Slot)>,
+    /// Requirements the plain strategy was found not to show: their next slot starts with
+    /// the random one.
+    plain_never_shows: BTreeSet<String>,
     /// Scored requirements of the function no hidden case drawn so far shows (tracked in a
     /// run too small for a slot each).
     unshown: BTreeSet<&'static str>,
@@ -226,7 +229,7 @@ const PLAIN_DRAWS_WITHOUT_A_WITNESS: usize = 40;
 const WITNESSES_COMPARED: usize = 128;
 
 /// Witnesses compared for the slot that exercises the fewest requirements.
-const RULE_WITNESSES_COMPARED: usize = 12;
+const RULE_WITNESSES_COMPARED: usize = 4;
 
 impl<'p> Generator<'p> {
     pub(super) fn new(
@@ -275,6 +278,7 @@ impl<'p> Generator<'p> {
                 BTreeSet::new()
             },
             own_slots,
+            plain_never_shows: BTreeSet::new(),
         }
     }
 
@@ -342,9 +346,10 @@ impl<'p> Generator<'p> {
                 // A rule the plain strategy never shows (a raise, an unknown tool) is left
                 // to the random one soon.
                 if source == Source::Plain
-                    && compared == 0
-                    && attempt == PLAIN_DRAWS_WITHOUT_A_WITNESS
+                    && (self.plain_never_shows.contains(requirement)
+                        || compared == 0 && attempt == PLAIN_DRAWS_WITHOUT_A_WITNESS)
                 {
+                    self.plain_never_shows.insert(requirement.to_owned());
                     break;
                 }
                 let Some(draw) = self.draw(index, source) else {
