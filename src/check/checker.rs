@@ -50,10 +50,18 @@ impl<'s, 'o> Checker<'s, 'o> {
     /// Runs `cases` and returns their results, grouped by function in the order of
     /// [`Function::ALL`]. Cases of a function the subject does not define fail as not
     /// implemented, or are left out, as `undefined` says.
-    pub fn run_cases(&mut self, cases: &[SpecCase], undefined: Undefined) -> Vec<CaseResult> {
-        let mut results = Vec::with_capacity(cases.len());
+    /// Each case is copied once, as it is put to the subject.
+    pub fn run_cases<'c, I>(&mut self, cases: I, undefined: Undefined) -> Vec<CaseResult>
+    where
+        I: IntoIterator<Item = &'c SpecCase> + Clone,
+    {
+        let mut results = Vec::with_capacity(cases.clone().into_iter().size_hint().0);
         for function in Function::ALL {
-            let mut of_function = cases.iter().filter(|c| c.function() == function).cloned();
+            let mut of_function = cases
+                .clone()
+                .into_iter()
+                .filter(|c| c.function() == function)
+                .cloned();
             if self.subject.functions().contains(&function) {
                 self.run_stream(&mut of_function, &mut |result| results.push(result));
             } else if undefined == Undefined::Fail {

@@ -112,8 +112,7 @@ fn check(
     let functions = subject.functions().to_vec();
     let mut checker = Checker::new(subject, plan.judge).observed(observer);
     let number_model = checker.judge().model();
-    let cases: Vec<SpecCase> = replayed.iter().chain(plan.cases).cloned().collect();
-    let mut results = checker.run_cases(&cases, plan.undefined);
+    let mut results = checker.run_cases(replayed.iter().chain(plan.cases), plan.undefined);
     let generated = if plan.fuzz > 0 {
         let settings = fuzz::Settings {
             shrink_each_requirement: plan.shrink_each_requirement,

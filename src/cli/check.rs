@@ -183,8 +183,9 @@ fn load_expectations(args: &CheckArgs) -> Result<Option<ExpectationsFile>, Check
 struct Plan {
     spec: Spec,
     expectations: Option<ExpectationsFile>,
-    /// The selected spec cases (the recorded regressions run before them).
-    cases: Vec<SpecCase>,
+    /// The selected spec cases (the recorded regressions run before them); `None` when
+    /// every case is selected, so the spec's own are run without a copy of them all.
+    selected: Option<Vec<SpecCase>>,
     functions: Vec<Function>,
     prepared: Prepared,
     fuzz: usize,
@@ -192,6 +193,11 @@ struct Plan {
 }
 
 impl Plan {
+    /// The spec cases this run puts to the implementation.
+    fn cases(&self) -> &[SpecCase] {
+        self.selected.as_deref().unwrap_or(&self.spec.cases)
+    }
+
     fn new(args: &CheckArgs) -> Result<Plan, CheckError> {
         let spec = args.spec.load()?;
         let selected = select(&spec, args)?;
@@ -201,7 +207,6 @@ impl Plan {
             .into_iter()
             .filter(|f| args.function.is_empty() || args.function.contains(f))
             .collect();
-        let cases = selected;
         let expectations = load_expectations(args)?;
         if let Some(dir) = args
             .save_failures
@@ -214,7 +219,7 @@ impl Plan {
         Ok(Plan {
             spec,
             expectations,
-            cases,
+            selected,
             functions,
             prepared,
             fuzz,
@@ -373,9 +378,9 @@ fn execute(args: &CheckArgs, plan: &Plan) -> Outcome {
         // `check` shows the first failure shrunk; shrinking one per requirement is the
         // feedback `grade` gives. One implementation: its cases are drawn as they stream.
         regressions: kept.as_ref(),
-        ..check::Plan::new(&plan.spec, &plan.cases, &judge)
+        ..check::Plan::new(&plan.spec, plan.cases(), &judge)
     };
-    let expected_total = plan.cases.len() + plan.fuzz * plan.functions.len();
+    let expected_total = plan.cases().len() + plan.fuzz * plan.functions.len();
     let mut progress = super::progress::Progress::on_terminal(expected_total);
     let observer = progress.as_mut().map(|p| p as &mut dyn check::Observer);
     let mut checked = check::run_process(&plan.prepared.launch, &check_plan, observer);
@@ -448,11 +453,15 @@ pub(super) fn rerun_command(
 
 /// The spec cases the filters select. A filter that selects nothing is a usage error: it is
 /// almost always a typo.
-fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, CheckError> {
+/// The cases `args` select, or `None` when they select every case of the spec.
+fn select(spec: &Spec, args: &CheckArgs) -> Result<Option<Vec<SpecCase>>, CheckError> {
     for id in &args.requirement {
         if spec.requirement(id).is_none() {
             return Err(CheckError::UnknownRequirement(id.clone()));
         }
+    }
+    if args.function.is_empty() && args.case.is_empty() && args.requirement.is_empty() {
+        return Ok(None);
     }
     let selected: Vec<SpecCase> = spec
         .cases
@@ -472,5 +481,5 @@ fn select(spec: &Spec, args: &CheckArgs) -> Result<Vec<SpecCase>, CheckError> {
     if selected.is_empty() {
         return Err(CheckError::NothingSelected);
     }
-    Ok(selected)
+    Ok(Some(selected))
 }
