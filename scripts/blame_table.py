@@ -1,6 +1,6 @@
 """Requirements lost per broken example, under the old rule and under RULES D.
 
-Old rule (parcall before #11): a requirement is lost when any case tagged with it fails
+Old rule (before RULES D): a requirement is lost when any case tagged with it fails
 (the generated entry tagged with the blame of its one counterexample). RULES D: a
 requirement is lost unless it is met (no case charged to it, shown kept, by a generated case
 too where generated cases exercise it). Both come from the same `parcall check --format

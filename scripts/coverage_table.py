@@ -68,7 +68,7 @@ def answers(case):
 
 
 def corners(function, case):
-    """The corners of #17 a case reaches."""
+    """The corners (docs/checking.md, Generated cases) a case reaches."""
     found = set()
     batches = case["batches"]
     for batch in batches:

@@ -100,7 +100,7 @@ row 2 "check --expectations truncated JSON" -- check "$SOLUTION" "${QUICK[@]}" -
 row 2 "check --expectations random bytes" -- check "$SOLUTION" "${QUICK[@]}" --expectations "$WORK/garbage.json"
 row 2 "check --expectations unknown field" -- check "$SOLUTION" "${QUICK[@]}" --expectations "$WORK/unknown-field.json"
 [ "$(id -u)" -ne 0 ] && row 2 "check --expectations unreadable" -- check "$SOLUTION" "${QUICK[@]}" --expectations "$WORK/unreadable.json"
-# A regressions file that cannot be read is a warning; the run goes on (#10).
+# A regressions file that cannot be read is a warning; the run goes on.
 row 0 "check --regressions FIFO" -- check "$SOLUTION" --fuzz 0 --regressions "$WORK/fifo"
 row 0 "check --regressions /dev/zero" -- check "$SOLUTION" --fuzz 0 --regressions /dev/zero
 row 0 "check --regressions version 7" -- check "$SOLUTION" --fuzz 0 --regressions "$WORK/regressions-v7.json"

@@ -117,13 +117,9 @@ fn lost_requirements(report: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// The one example whose bug blame still charges to more than one other rule, and why
-/// (an open limit of the key read-back, named in the closing note of #11): keys rounded
-/// inside nested generated args are not always read back, so the merged calls also cost
-/// DEDUP-INVOKE-ONCE, DEDUP-RAISE and DEDUP-NO-STATE.
 /// The broken example with no logic at all (it replays the public spec) keeps at most a
 /// tenth of the scored requirements, end to end through the command line. Every single-bug
-/// example is held to its declared requirements over ten seeds in `shown`.
+/// example is held to its declared requirements over ten seeds in `blame.rs`.
 #[test]
 fn an_example_that_replays_the_public_spec_keeps_at_most_a_tenth_of_the_requirements() {
     let path = root().join("conformance/examples/python/broken/answers_from_the_spec.py");
