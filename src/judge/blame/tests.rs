@@ -391,3 +391,61 @@ fn an_id_refused_for_a_look_alike_earlier_in_its_batch_is_not_charged_to_state()
     );
     assert_eq!(kept.charged(), vec![ids::EXEC_NO_STATE], "{kept:?}");
 }
+
+/// The blame of `case_id`'s first batch with every message's or entry's value replaced
+/// by `blank`, the invocations left as the case expects.
+fn blame_blanked(case_id: &str, blank: Value) -> Blame {
+    let spec = Spec::embedded().unwrap();
+    let case = spec.cases.iter().find(|c| c.id() == case_id).unwrap();
+    let mut runs = expected_runs(&case.case);
+    match &mut runs[0].output {
+        Value::List(messages) => {
+            for message in messages.iter_mut() {
+                if let Value::Object(message) = message {
+                    message.insert("content".into(), blank.clone());
+                }
+            }
+        }
+        Value::Object(entries) => {
+            let keys: Vec<String> = entries.keys().map(|k| k.to_string()).collect();
+            for key in keys {
+                entries.insert(key.as_str().into(), blank.clone());
+            }
+        }
+        other => panic!("{case_id} expects {other:?}"),
+    }
+    let outcome = crate::judge::judge(&case.case, &runs);
+    blame(&case.case, &runs, &outcome)
+}
+
+/// Shown means done (RULES D): output that leaves a behaviour out shows none of the rules
+/// that name it, though no check charges them, while the expected output shows each.
+#[test]
+fn output_that_skips_the_work_shows_no_rule_whose_work_it_skips() {
+    let spec = Spec::embedded().unwrap();
+    let shown_by_expected = |case_id: &str| {
+        let case = spec.cases.iter().find(|c| c.id() == case_id).unwrap();
+        blame(&case.case, &expected_runs(&case.case), &Outcome::Pass).shown
+    };
+    // No messages keep no order.
+    let empty = blame_output("exec-seed-002", "[]", None);
+    assert!(!empty.shown.contains(ids::EXEC_OUTPUT_ORDER), "{empty:?}");
+    assert!(shown_by_expected("exec-seed-002").contains(ids::EXEC_OUTPUT_ORDER));
+    // No entries hold 1, 1.0 and true apart.
+    let none = blame_output("dedup-number-011", "{}", Some("[]"));
+    assert!(!none.shown.contains(ids::DEDUP_NUMBER_DISTINCT), "{none:?}");
+    assert!(shown_by_expected("dedup-number-011").contains(ids::DEDUP_NUMBER_DISTINCT));
+    // Every call dispatched, every content empty: the failed calls' errors never reached
+    // the output, so no failure was isolated.
+    let blank = blame_blanked("exec-fail-001", Value::from(""));
+    assert!(
+        !blank.shown.contains(ids::EXEC_FAILURE_ISOLATED),
+        "{blank:?}"
+    );
+    assert!(shown_by_expected("exec-fail-001").contains(ids::EXEC_FAILURE_ISOLATED));
+    // The repeated key invoked once, but its entry holds null, not the tool's result: no
+    // result was served from the cache.
+    let null = blame_blanked("dedup-invoke-001", Value::Null);
+    assert!(!null.shown.contains(ids::DEDUP_CACHE_HIT), "{null:?}");
+    assert!(shown_by_expected("dedup-invoke-001").contains(ids::DEDUP_CACHE_HIT));
+}

@@ -221,6 +221,17 @@ impl Batch<'_> {
         tally: &mut Tally,
     ) {
         let key_of = |i: usize| given[i].as_ref().map_or(canonical[i].as_str(), |(k, _)| k);
+        // Indexed only when some key repeats.
+        let entries = std::cell::OnceCell::new();
+        // A repeated key is shown served by its one invocation only where its entry holds
+        // what that invocation gave: an entry that holds anything else serves no result.
+        let holds_its_answer = |i: usize| {
+            let entries = entries.get_or_init(|| self.run.output.as_object().map(Object::lookup));
+            let entry = entries.as_ref().and_then(|e| e.get(key_of(i)));
+            self.answers.get(&canonical[i]).is_some_and(|answers| {
+                entry.is_some_and(|entry| answers.iter().any(|a| a.entry_value() == *entry))
+            })
+        };
         for (&i, request) in wanted_for.iter().zip(expected) {
             if diff.missing.contains(request) {
                 continue;
@@ -231,7 +242,7 @@ impl Batch<'_> {
             }
             let repeated = (i + 1..self.calls.len())
                 .any(|j| canonical[j] == canonical[i] && key_of(j) == key_of(i));
-            if repeated && !diff.unexpected.contains(request) {
+            if repeated && !diff.unexpected.contains(request) && holds_its_answer(i) {
                 tally.applies(DEDUP_CACHE_HIT);
             }
         }

@@ -60,11 +60,13 @@ impl Batch<'_> {
                 if canonical[i] == canonical[j] {
                     continue;
                 }
-                tally.applies(DEDUP_NUMBER_DISTINCT);
                 let (Some((a, _)), Some((b, _))) = (&given[i], &given[j]) else {
                     continue;
                 };
-                if a == b {
+                if a != b {
+                    // Shown only where the output holds the two calls apart (RULES D).
+                    tally.applies(DEDUP_NUMBER_DISTINCT);
+                } else {
                     tally.breaks(
                         DEDUP_NUMBER_DISTINCT,
                         self.number,

@@ -51,7 +51,10 @@ impl<'a> Batch<'a> {
             tally.breaks(EXEC_OUTPUT_ORDER, self.number, diagnosis);
             return Cow::Owned(matched);
         }
-        if self.calls.len() > 1 {
+        // Shown only where the order happened (RULES D): every call has a message, each
+        // carrying its call's id in call order. No messages, or messages no call can be
+        // told by, keep no order.
+        if self.calls.len() > 1 && in_call_order(messages, decisions) {
             tally.applies(EXEC_OUTPUT_ORDER);
         }
         Cow::Borrowed(messages)
@@ -92,13 +95,34 @@ impl<'a> Batch<'a> {
                     m + 1
                 ),
             );
-        } else if reading
-            .decisions
-            .iter()
-            .enumerate()
-            .any(|(i, d)| d.verdict == Verdict::Dispatch && i + 1 < n && self.answer_is_error(i))
-        {
-            tally.applies(EXEC_FAILURE_ISOLATED);
+        } else if let Some(failed) = reading.decisions.iter().enumerate().position(|(i, d)| {
+            d.verdict == Verdict::Dispatch && i + 1 < n && self.answer_is_error(i)
+        }) {
+            // Shown only where it happened (RULES D): the failed call's message carries its
+            // error, and a later call's message that call's own answer, not merely some
+            // message.
+            if self.carries_its_answer(reading, failed)
+                && (failed + 1..n).any(|j| self.carries_its_answer(reading, j))
+            {
+                tally.applies(EXEC_FAILURE_ISOLATED);
+            }
+        }
+    }
+
+    /// Whether call `j`'s message holds what the call is answered with: dispatch's answer
+    /// to its request, or the refusal its decision names.
+    fn carries_its_answer(&self, reading: &Reading, j: usize) -> bool {
+        let Some(content) = reading.fields[j].1 else {
+            return false;
+        };
+        match reading.decisions[j].verdict {
+            Verdict::Dispatch => self.answers_for(j).is_some_and(|answers| {
+                answers
+                    .iter()
+                    .any(|a| a == content || a == super::ANY_ANSWER)
+            }),
+            Verdict::Duplicate => content.starts_with(super::DUPLICATE_PREFIX),
+            Verdict::OverLimit => content.starts_with(super::LIMIT_PREFIX),
         }
     }
 
@@ -139,6 +163,18 @@ fn expected_kind(decision: &Decision) -> Kind {
         Verdict::OverLimit => Kind::OverLimit,
         Verdict::Dispatch => Kind::Answer,
     }
+}
+
+/// Whether there is a message for every call, each carrying its call's id, in call order.
+fn in_call_order(messages: &[Value], decisions: &[Decision]) -> bool {
+    messages.len() == decisions.len()
+        && messages.iter().zip(decisions).all(|(message, decision)| {
+            message
+                .as_object()
+                .and_then(|m| m.get("tool_call_id"))
+                .and_then(Value::as_str)
+                == Some(decision.id.as_str())
+        })
 }
 
 /// Whether the messages answer the calls in another order: each is some call's (its id
