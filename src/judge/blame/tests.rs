@@ -449,3 +449,56 @@ fn output_that_skips_the_work_shows_no_rule_whose_work_it_skips() {
     assert!(!null.shown.contains(ids::DEDUP_CACHE_HIT), "{null:?}");
     assert!(shown_by_expected("dedup-invoke-001").contains(ids::DEDUP_CACHE_HIT));
 }
+
+/// A duplicate check that compares each id with the call just before only: the duplicate
+/// it misses repeats an id from further back, which is the every-earlier-call rule's
+/// alone, not also the plain duplicate rule's.
+#[test]
+fn a_duplicate_missed_further_back_than_the_call_before_is_the_every_earlier_call_rule_s() {
+    let call = |id: &str, city: &str| {
+        format!(r#"{{"id": "{id}", "tool": "get_weather", "arguments": {{"city": "{city}"}}}}"#)
+    };
+    let said = |id: &str, content: &str| {
+        format!(r#"{{"role": "tool", "tool_call_id": "{id}", "content": "{content}"}}"#)
+    };
+    let invocation =
+        |city: &str| format!(r#"{{"tool": "get_weather", "arguments": {{"city": "{city}"}}}}"#);
+    let case = case_of(
+        "execute_tool_calls",
+        &format!(
+            r#"{{"id": "further-back", "description": "d", "requirements": ["EXEC-DUP-ANY-EARLIER"],
+            "batches": [{{"calls": [{}, {}, {}],
+              "expected": [{}, {}, {}], "invocations": [{}, {}]}}]}}"#,
+            call("a", "paris"),
+            call("b", "tokyo"),
+            call("a", "lima"),
+            said("a", "18C, light rain"),
+            said("b", "24C, clear"),
+            said("a", "error: duplicate tool_call_id 'a'"),
+            invocation("paris"),
+            invocation("tokyo"),
+        ),
+    );
+    let blame = blame_batches(
+        &case,
+        &[(
+            &format!(
+                "[{}, {}, {}]",
+                said("a", "18C, light rain"),
+                said("b", "24C, clear"),
+                said("a", "16C, overcast")
+            ),
+            Some(&format!(
+                "[{}, {}, {}]",
+                invocation("paris"),
+                invocation("tokyo"),
+                invocation("lima")
+            )),
+        )],
+    );
+    assert_eq!(
+        blame.charged(),
+        vec![ids::EXEC_DUP_ANY_EARLIER],
+        "{blame:?}"
+    );
+}

@@ -22,11 +22,11 @@ pub(super) struct Refusals<'r> {
     expected_limit_text: String,
     /// Which limit rule this batch's limit errors answer to.
     limit_requirement: &'static str,
-    /// A duplicate of a generated, refused or duplicate id within the limit was missed.
-    misses_special: bool,
-    /// A plain duplicate past the limit got the limit error.
+    /// A far duplicate (see [`Refusals::far`]) within the limit was missed.
+    misses_far: bool,
+    /// A duplicate of the call just before, past the limit, got the limit error.
     limit_first: bool,
-    /// A plain duplicate past the limit got the duplicate error: this implementation
+    /// A duplicate of the call just before, past the limit, got the duplicate error: this implementation
     /// checks duplicates before the limit.
     duplicate_first: bool,
     /// The refusals start where a call count carried over from earlier batches would.
@@ -54,6 +54,15 @@ impl Refusals<'_> {
         })
     }
 
+    /// Whether catching call `i` as a duplicate takes more than a look at the call before
+    /// it: an id it repeats was generated, refused or itself a duplicate, or the nearest
+    /// earlier call with its id is not the one before it. A check that compares with
+    /// fewer than every earlier call misses exactly these: `EXEC-DUP-ANY-EARLIER`'s bug,
+    /// where a missed duplicate of the call just before is `EXEC-DUP-REJECTED`'s.
+    fn far(&self, i: usize) -> bool {
+        self.special(i) || self.duplicate_of(i).last().copied() != i.checked_sub(1)
+    }
+
     fn refused_as(&self, j: usize, duplicate: bool) -> bool {
         if duplicate {
             matches!(self.said[j], Said::Duplicate(_))
@@ -79,7 +88,7 @@ impl<'a> Batch<'a> {
             is_duplicate: Vec::new(),
             expected_limit_text: format!("{LIMIT_PREFIX} (limit {limit})"),
             limit_requirement: EXEC_LIMIT_POSITION,
-            misses_special: false,
+            misses_far: false,
             limit_first: false,
             duplicate_first: false,
             carried_over: false,
@@ -89,14 +98,14 @@ impl<'a> Batch<'a> {
             .collect();
         refusals.said = self.read_said(reading, &refusals);
         refusals.limit_requirement = self.limit_requirement(&refusals);
-        // A duplicate of a generated, refused or duplicate id that is also past the limit
-        // and gets the limit error breaks one of two rules; the batch's other calls say
-        // which: a missed duplicate of that kind within the limit, or a plain duplicate
-        // past the limit reported as over the limit.
+        // A far duplicate that is also past the limit and gets the limit error breaks one
+        // of two rules; the batch's other calls say which: a missed far duplicate within
+        // the limit, or a duplicate of the call just before, past the limit, reported as
+        // over the limit.
         let r = &refusals;
-        let misses_special = (0..n)
-            .any(|j| r.is_duplicate[j] && r.special(j) && !r.over(j) && !r.refused_as(j, true));
-        let plain_past_limit = |j: usize| r.is_duplicate[j] && !r.special(j) && r.over(j);
+        let misses_far =
+            (0..n).any(|j| r.is_duplicate[j] && r.far(j) && !r.over(j) && !r.refused_as(j, true));
+        let plain_past_limit = |j: usize| r.is_duplicate[j] && !r.far(j) && r.over(j);
         let limit_first = (0..n).any(|j| plain_past_limit(j) && r.refused_as(j, false));
         let duplicate_first = (0..n).any(|j| plain_past_limit(j) && r.refused_as(j, true));
         // Refusals that start right where a count carried over from the previous batches
@@ -108,7 +117,7 @@ impl<'a> Batch<'a> {
             && first_refused.is_some_and(|p| {
                 p != limit && p + self.history.calls as u64 == limit.saturating_add(1)
             });
-        refusals.misses_special = misses_special;
+        refusals.misses_far = misses_far;
         refusals.limit_first = limit_first;
         refusals.duplicate_first = duplicate_first;
         refusals.carried_over = carried_over;
@@ -196,7 +205,8 @@ impl<'a> Batch<'a> {
         let position = i + 1;
         let id = &refusals.premise[i];
         let special = refusals.special(i);
-        let requirement = if special {
+        let far = refusals.far(i);
+        let requirement = if far {
             EXEC_DUP_ANY_EARLIER
         } else {
             EXEC_DUP_REJECTED
@@ -208,10 +218,10 @@ impl<'a> Batch<'a> {
             // Shown only where the duplicate error was written (RULES D): a call
             // answered any other way shows nothing of the duplicate rules.
             Said::Duplicate(_) if id.starts_with(NOT_A_STRING) => {
-                shows_refused_duplicate(tally, requirement, over);
+                shows_refused_duplicate(tally, special, far, over);
             }
             Said::Duplicate(rest) => {
-                shows_refused_duplicate(tally, requirement, over);
+                shows_refused_duplicate(tally, special, far, over);
                 tally.applies(EXEC_DUP_VERBATIM);
                 if rest != format!("'{id}'") {
                     tally.breaks(
@@ -226,23 +236,24 @@ impl<'a> Batch<'a> {
                     );
                 }
             }
-            // The batch's own evidence says which rule a duplicate of a refused or
-            // generated id that got the limit error breaks: where the implementation
-            // refuses a plain duplicate past the limit as a duplicate, or misses a
-            // duplicate of this kind within the limit, it checks duplicates first and
-            // did not count this id; otherwise it put the limit first.
+            // The batch's own evidence says which rule a far duplicate that got the limit
+            // error breaks: where the implementation refuses a duplicate of the call just
+            // before, past the limit, as a duplicate, or misses a far duplicate within the
+            // limit, it checks duplicates first and did not see this one; otherwise it
+            // put the limit first.
             Said::OverLimit(_)
                 if over
-                    && special
-                    && (refusals.duplicate_first || refusals.misses_special)
+                    && far
+                    && (refusals.duplicate_first || refusals.misses_far)
                     && !refusals.limit_first =>
             {
                 tally.breaks(
                     EXEC_DUP_ANY_EARLIER,
                     self.number,
                     format!(
-                        "call {position} repeats the id {} of call {first} (whatever happened to that call), so it must get {}; got the limit error",
+                        "call {position} repeats the id {} of call {first}{}, so it must get {}; got the limit error",
                         quote_str(id),
+                        far_words(special),
                         expected_error()
                     ),
                 );
@@ -262,7 +273,7 @@ impl<'a> Batch<'a> {
                     format!(
                         "call {position} repeats the id {} of call {first}{}, so it must get {}; got {}",
                         quote_str(id),
-                        if special { " (whatever happened to that call)" } else { "" },
+                        if far { far_words(special) } else { "" },
                         expected_error(),
                         describe(other)
                     ),
@@ -402,10 +413,27 @@ impl<'a> Batch<'a> {
     }
 }
 
+/// Why a far duplicate is one all the same.
+fn far_words(special: bool) -> &'static str {
+    if special {
+        " (whatever happened to that call)"
+    } else {
+        " (the duplicate check compares with every earlier call)"
+    }
+}
+
 /// A duplicate refused as one shows its duplicate rule and, past the limit, that the
 /// duplicate check came first.
-fn shows_refused_duplicate(tally: &mut Tally, requirement: &'static str, over: bool) {
-    tally.applies(requirement);
+/// A duplicate refused as one shows the plain rule unless it repeats a generated, refused
+/// or duplicate id, and the every-earlier-call rule where it takes more than a look at the
+/// call before it.
+fn shows_refused_duplicate(tally: &mut Tally, special: bool, far: bool, over: bool) {
+    if !special {
+        tally.applies(EXEC_DUP_REJECTED);
+    }
+    if far {
+        tally.applies(EXEC_DUP_ANY_EARLIER);
+    }
     if over {
         tally.applies(EXEC_DUP_BEFORE_LIMIT);
     }
