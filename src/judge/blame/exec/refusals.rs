@@ -22,11 +22,11 @@ pub(super) struct Refusals<'r> {
     expected_limit_text: String,
     /// Which limit rule this batch's limit errors answer to.
     limit_requirement: &'static str,
-    /// A far duplicate (see [`Refusals::far`]) within the limit was missed.
-    misses_far: bool,
-    /// A duplicate of the call just before, past the limit, got the limit error.
+    /// A duplicate of a generated, refused or duplicate id within the limit was missed.
+    misses_special: bool,
+    /// A plain duplicate past the limit got the limit error.
     limit_first: bool,
-    /// A duplicate of the call just before, past the limit, got the duplicate error: this implementation
+    /// A plain duplicate past the limit got the duplicate error: this implementation
     /// checks duplicates before the limit.
     duplicate_first: bool,
     /// The refusals start where a call count carried over from earlier batches would.
@@ -88,7 +88,7 @@ impl<'a> Batch<'a> {
             is_duplicate: Vec::new(),
             expected_limit_text: format!("{LIMIT_PREFIX} (limit {limit})"),
             limit_requirement: EXEC_LIMIT_POSITION,
-            misses_far: false,
+            misses_special: false,
             limit_first: false,
             duplicate_first: false,
             carried_over: false,
@@ -98,14 +98,14 @@ impl<'a> Batch<'a> {
             .collect();
         refusals.said = self.read_said(reading, &refusals);
         refusals.limit_requirement = self.limit_requirement(&refusals);
-        // A far duplicate that is also past the limit and gets the limit error breaks one
-        // of two rules; the batch's other calls say which: a missed far duplicate within
-        // the limit, or a duplicate of the call just before, past the limit, reported as
-        // over the limit.
+        // A duplicate of a generated, refused or duplicate id that is also past the limit
+        // and gets the limit error breaks one of two rules; the batch's other calls say
+        // which: a missed duplicate of that kind within the limit, or a plain duplicate
+        // past the limit reported as over the limit.
         let r = &refusals;
-        let misses_far =
-            (0..n).any(|j| r.is_duplicate[j] && r.far(j) && !r.over(j) && !r.refused_as(j, true));
-        let plain_past_limit = |j: usize| r.is_duplicate[j] && !r.far(j) && r.over(j);
+        let misses_special = (0..n)
+            .any(|j| r.is_duplicate[j] && r.special(j) && !r.over(j) && !r.refused_as(j, true));
+        let plain_past_limit = |j: usize| r.is_duplicate[j] && !r.special(j) && r.over(j);
         let limit_first = (0..n).any(|j| plain_past_limit(j) && r.refused_as(j, false));
         let duplicate_first = (0..n).any(|j| plain_past_limit(j) && r.refused_as(j, true));
         // Refusals that start right where a count carried over from the previous batches
@@ -117,7 +117,7 @@ impl<'a> Batch<'a> {
             && first_refused.is_some_and(|p| {
                 p != limit && p + self.history.calls as u64 == limit.saturating_add(1)
             });
-        refusals.misses_far = misses_far;
+        refusals.misses_special = misses_special;
         refusals.limit_first = limit_first;
         refusals.duplicate_first = duplicate_first;
         refusals.carried_over = carried_over;
@@ -236,24 +236,24 @@ impl<'a> Batch<'a> {
                     );
                 }
             }
-            // The batch's own evidence says which rule a far duplicate that got the limit
-            // error breaks: where the implementation refuses a duplicate of the call just
-            // before, past the limit, as a duplicate, or misses a far duplicate within the
-            // limit, it checks duplicates first and did not see this one; otherwise it
-            // put the limit first.
+            // The batch's own evidence says which rule a duplicate of a refused or
+            // generated id that got the limit error breaks: where the implementation
+            // refuses a plain duplicate past the limit as a duplicate, or misses a
+            // duplicate of this kind within the limit, it checks duplicates first and
+            // did not count this id; otherwise it put the limit first. Any other
+            // duplicate past the limit given the limit error is A5's, in its own words.
             Said::OverLimit(_)
                 if over
-                    && far
-                    && (refusals.duplicate_first || refusals.misses_far)
+                    && special
+                    && (refusals.duplicate_first || refusals.misses_special)
                     && !refusals.limit_first =>
             {
                 tally.breaks(
                     EXEC_DUP_ANY_EARLIER,
                     self.number,
                     format!(
-                        "call {position} repeats the id {} of call {first}{}, so it must get {}; got the limit error",
+                        "call {position} repeats the id {} of call {first} (whatever happened to that call), so it must get {}; got the limit error",
                         quote_str(id),
-                        far_words(special),
                         expected_error()
                     ),
                 );
