@@ -117,7 +117,8 @@ fn batch_keys(case: &Case) -> Vec<String> {
 /// A submission with no logic, as `answers_from_the_spec.py` is: for a batch whose calls it
 /// has seen in the public spec it replays the spec's invocations and output (the n-th time
 /// it meets those calls, their n-th batch in the spec, round and round); for anything else
-/// it returns `None` and invokes nothing.
+/// it returns an empty list or object and invokes nothing (an answer of the right type, which
+/// the checks read, unlike `None`).
 pub(crate) fn memoriser() -> impl FnMut(&Case) -> CaseRun {
     let mut memory: HashMap<String, Vec<BatchRun>> = HashMap::new();
     for case in &spec().cases {
@@ -140,7 +141,10 @@ pub(crate) fn memoriser() -> impl FnMut(&Case) -> CaseRun {
                     runs[(*n - 1) % runs.len()].clone()
                 }
                 None => BatchRun {
-                    output: Value::Null,
+                    output: match case {
+                        Case::Exec(_) => Value::List(Vec::new()),
+                        Case::Dedup(_) => Value::Object(Default::default()),
+                    },
                     invocations: Vec::new(),
                 },
             })
