@@ -8,6 +8,59 @@ pub fn python_repr(value: f64) -> String {
     out
 }
 
+/// The exact decimal digits of an integral double, as Python's `int(x)` writes them
+/// (`1.0` as `1`, `1e+16` as `10000000000000000`, `8.57e+174` with all 175 digits); `None`
+/// for an infinity, NaN or a double with a fraction.
+pub fn exact_integer(value: f64) -> Option<String> {
+    if !value.is_finite() || value.fract() != 0.0 {
+        return None;
+    }
+    if value.abs() < 1e15 {
+        // Exact in an i64; `-0.0` is `0`, as `int(-0.0)` is.
+        return Some((value as i64).to_string());
+    }
+    let bits = value.abs().to_bits();
+    // Every double of 1e15 or more is normal: mantissa × 2^shift, the mantissa with its
+    // implicit leading bit.
+    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let shift = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    let (start, doublings) = if shift < 0 {
+        // Integral, so the bits shifted out are zeros.
+        (mantissa >> -shift, 0)
+    } else {
+        (mantissa, shift)
+    };
+    // Base 10^9, least significant limb first.
+    const LIMB: u64 = 1_000_000_000;
+    let mut limbs = vec![start % LIMB, (start / LIMB) % LIMB, start / (LIMB * LIMB)];
+    for _ in 0..doublings {
+        let mut carry = 0;
+        for limb in limbs.iter_mut() {
+            let doubled = *limb * 2 + carry;
+            *limb = doubled % LIMB;
+            carry = doubled / LIMB;
+        }
+        if carry > 0 {
+            limbs.push(carry);
+        }
+    }
+    while limbs.len() > 1 && limbs.last() == Some(&0) {
+        limbs.pop();
+    }
+    let mut out = String::with_capacity(limbs.len() * 9 + 1);
+    if value < 0.0 {
+        out.push('-');
+    }
+    let mut rest = limbs.iter().rev();
+    if let Some(first) = rest.next() {
+        out.push_str(&first.to_string());
+    }
+    for limb in rest {
+        out.push_str(&format!("{limb:09}"));
+    }
+    Some(out)
+}
+
 /// [`python_repr`] appended to `out`, without allocating: this is on the hot path of every
 /// canonical key.
 pub(super) fn write_python_repr(out: &mut String, value: f64) {
@@ -203,6 +256,29 @@ fn layout(out: &mut String, digits: &str, decimal_point: i32) {
 
 #[cfg(test)]
 mod tests {
+
+    /// Integral doubles written out in full, as CPython 3.11's `int(x)` printed them.
+    #[test]
+    fn exact_integers_are_what_python_s_int_writes() {
+        for (value, expected) in [
+            (1000000000000000.0_f64, "1000000000000000"),
+            (9007199254740992.0_f64, "9007199254740992"),
+            (1e+16_f64, "10000000000000000"),
+            (8.57e+174_f64, "8569999999999999661747342515478744755966017499223000049642956630815524452269155191277095568010155080796288893770619060877345580076249754542347399686563132128781294060554944512"),
+            (-7.306107542337782e+199_f64, "-73061075423377822645515799092237926897588992563314234206394847998648424266706941046237049278468717915984953980563341909852745270029930163501496736115574180889276690847274656084339722655740292075880448"),
+            (1.7976931348623157e+308_f64, "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368"),
+            (1.2345678901234568e+17_f64, "123456789012345680"),
+            (-1000000000000000.0_f64, "-1000000000000000"),
+            (4503599627370497.0_f64, "4503599627370497"),
+            (0.5_f64, ""),
+            (-0.0_f64, "0"),
+            (f64::INFINITY, ""),
+            (f64::NAN, ""),
+        ] {
+            let written = super::exact_integer(value).unwrap_or_default();
+            assert_eq!(written, expected, "{value:e}");
+        }
+    }
     use super::{layout, python_repr, shortest_digits, write_shortest};
     use proptest::prelude::*;
 

@@ -20,7 +20,7 @@ mod write;
 pub const MAX_INTEGER_DIGITS: usize = 4300;
 
 pub use ecmascript::ecmascript_number;
-pub use float_repr::python_repr;
+pub use float_repr::{exact_integer, python_repr};
 pub use number_model::NumberModel;
 pub use parse::{list_member, parse, parse_item, ListMember, ParseError};
 pub(crate) use serde_glue::deserialize_tagged;

@@ -502,3 +502,49 @@ fn a_duplicate_missed_further_back_than_the_call_before_is_the_every_earlier_cal
         "{blame:?}"
     );
 }
+
+/// A keying function that makes every float with no fraction the integer it equals
+/// before the dump (`int(x)`: `1.0` as `1`, `8.57e+174` with all its digits) breaks the
+/// float rule, and the two calls it merges the distinct-numbers rule: nothing else, though
+/// the merged call has no entry and no invocation of its own.
+#[test]
+fn floats_made_integers_before_the_dump_are_charged_to_the_number_rules_alone() {
+    let calls = r#"[{"name": "f", "args": {"a": 1}}, {"name": "f", "args": {"a": 1.0}},
+        {"name": "f", "args": {"\u00e9": {"b": 8.57e+174, "c": [-7.306107542337782e+199, 0.5]}}}]"#;
+    let invocation = |i: usize| {
+        let calls = parse(calls).unwrap();
+        crate::json::dumps(&calls.as_list().unwrap()[i], Style::PYTHON)
+    };
+    let case = case_of(
+        "run_parallel_calls",
+        &format!(
+            r#"{{"id": "int-of-float", "description": "d", "requirements": ["DEDUP-NUMBER-FLOAT"],
+            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
+            "batches": [{{"calls": {calls},
+              "expected": {{"f({{\"a\": 1}})": "ok", "f({{\"a\": 1.0}})": "ok",
+                "f({{\"\\u00e9\": {{\"b\": 8.57e+174, \"c\": [-7.306107542337782e+199, 0.5]}}}})": "ok"}},
+              "invocations": [{}, {}, {}]}}]}}"#,
+            invocation(0),
+            invocation(1),
+            invocation(2)
+        ),
+    );
+    // What `int(x)` before `json.dumps(..., sort_keys=True)` keys and invokes (CPython 3.11).
+    let b = "8569999999999999661747342515478744755966017499223000049642956630815524452269155191277095568010155080796288893770619060877345580076249754542347399686563132128781294060554944512";
+    let c = "-73061075423377822645515799092237926897588992563314234206394847998648424266706941046237049278468717915984953980563341909852745270029930163501496736115574180889276690847274656084339722655740292075880448";
+    let output = format!(
+        r#"{{"f({{\"a\": 1}})": "ok", "f({{\"\\u00e9\": {{\"b\": {b}, \"c\": [{c}, 0.5]}}}})": "ok"}}"#
+    );
+    let blame = blame_batches(
+        &case,
+        &[(
+            &output,
+            Some(&format!("[{}, {}]", invocation(0), invocation(2))),
+        )],
+    );
+    assert_eq!(
+        blame.charged(),
+        vec![ids::DEDUP_NUMBER_FLOAT, ids::DEDUP_NUMBER_DISTINCT],
+        "{blame:?}"
+    );
+}

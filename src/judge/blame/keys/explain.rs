@@ -52,6 +52,9 @@ fn candidates(model: NumberModel, call: &DedupCall, features: &Features) -> Vec<
     match model {
         NumberModel::Python if features.floats || features.ints => {
             list.push(Departure::OneNumberType);
+            if features.floats {
+                list.push(Departure::FloatsAsIntegers);
+            }
         }
         NumberModel::Float64 if features.floats || features.ints => {
             list.extend([Departure::PythonNumbers, Departure::PythonFloats]);
@@ -222,7 +225,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         ListsSorted => 4,
         NotAscii | UppercaseHex => 5,
         PythonLiterals => 6,
-        OneNumberType | PythonNumbers | PythonFloats => 7,
+        OneNumberType | FloatsAsIntegers | PythonNumbers | PythonFloats => 7,
         AbsentArgsNull | AbsentArgsEmpty => 8,
         ReadBack(_) | Respelled(_) => 9,
     };

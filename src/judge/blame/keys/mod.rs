@@ -42,6 +42,9 @@ pub(super) enum Departure {
     /// Numbers as `JSON.stringify` writes them: `1.0` as `1`, and the infinities and NaN
     /// as `null`.
     OneNumberType,
+    /// Under `python`: a float with no fraction written as the integer it equals, in full
+    /// (`int(x)` before the dump: `1.0` as `1`, `8.57e+174` with all its 175 digits).
+    FloatsAsIntegers,
     /// Under `float64`: numbers as Python's `json.dumps` writes the literals (`1.0` stays
     /// `1.0`), as if the runtime could tell `1` from `1.0`.
     PythonNumbers,
@@ -101,7 +104,10 @@ impl Departure {
                 }
                 broken
             }
-            Departure::OneNumberType | Departure::PythonNumbers | Departure::PythonFloats => {
+            Departure::OneNumberType
+            | Departure::FloatsAsIntegers
+            | Departure::PythonNumbers
+            | Departure::PythonFloats => {
                 let canonical = KeyStyle::canonical(model);
                 let departed = canonical.with(self);
                 let mut broken = Vec::new();
@@ -155,6 +161,9 @@ impl Departure {
             Departure::OneNumberType => {
                 "numbers are written as a runtime with one number type writes them (1.0 as 1)"
                     .into()
+            }
+            Departure::FloatsAsIntegers => {
+                "floats with no fraction are written as the integers they equal (int(x): 1.0 as 1, 1e+16 as 10000000000000000)".into()
             }
             Departure::PythonNumbers => {
                 "numbers are written as Python writes them (1.0 stays 1.0), but the implementation declared float64, where 1 and 1.0 are one number, written as ECMAScript writes it (1)".into()

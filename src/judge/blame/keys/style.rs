@@ -29,6 +29,8 @@ pub(super) enum NumberText {
     JsonStringify,
     /// Python's `repr` of the double, as if every number were a float (`1.0`, `1e+16`).
     PythonFloat,
+    /// Python's `json.dumps`, a float with no fraction first made the integer it equals.
+    IntegralFloatsAsIntegers,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -95,6 +97,7 @@ impl KeyStyle {
             Departure::OneNumberType => self.numbers = NumberText::JsonStringify,
             Departure::PythonNumbers => self.numbers = NumberText::Python,
             Departure::PythonFloats => self.numbers = NumberText::PythonFloat,
+            Departure::FloatsAsIntegers => self.numbers = NumberText::IntegralFloatsAsIntegers,
             Departure::AbsentArgsNull => self.absent = "null",
             Departure::AbsentArgsEmpty => self.absent = "",
             // Not a way of writing: found by reading a key back.
@@ -213,6 +216,11 @@ impl KeyStyle {
         };
         match self.numbers {
             NumberText::Python => crate::json::dumps(value, crate::json::Style::PYTHON),
+            NumberText::IntegralFloatsAsIntegers => match value {
+                Value::Float(f) => crate::json::exact_integer(*f)
+                    .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
+                _ => crate::json::dumps(value, crate::json::Style::PYTHON),
+            },
             NumberText::JsonStringify if !double.is_finite() => "null".into(),
             NumberText::PythonFloat => crate::json::json_float(double),
             NumberText::Ecmascript | NumberText::JsonStringify => ecmascript_number(double),
