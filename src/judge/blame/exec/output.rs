@@ -95,15 +95,18 @@ impl<'a> Batch<'a> {
                     m + 1
                 ),
             );
-        } else if let Some(failed) = reading.decisions.iter().enumerate().position(|(i, d)| {
-            d.verdict == Verdict::Dispatch && i + 1 < n && self.answer_is_error(i)
-        }) {
-            // Shown only where it happened (RULES D): the failed call's message carries its
+        } else {
+            // Shown only where it happened (RULES D): a failed call's message carries its
             // error, and a later call's message that call's own answer, not merely some
             // message.
-            if self.carries_its_answer(reading, failed)
-                && (failed + 1..n).any(|j| self.carries_its_answer(reading, j))
-            {
+            let went_on = |failed: usize| {
+                self.carries_its_answer(reading, failed)
+                    && (failed + 1..n).any(|j| self.carries_its_answer(reading, j))
+            };
+            let failed = |i: usize| {
+                reading.decisions[i].verdict == Verdict::Dispatch && self.answer_is_error(i)
+            };
+            if (0..n.saturating_sub(1)).any(|i| failed(i) && went_on(i)) {
                 tally.applies(EXEC_FAILURE_ISOLATED);
             }
         }
