@@ -56,7 +56,10 @@ pub fn exact_integer(value: f64) -> Option<String> {
         out.push_str(&first.to_string());
     }
     for limb in rest {
-        out.push_str(&format!("{limb:09}"));
+        // Nine digits each, leading zeros kept.
+        let digits = limb.to_string();
+        out.extend(std::iter::repeat_n('0', 9 - digits.len()));
+        out.push_str(&digits);
     }
     Some(out)
 }

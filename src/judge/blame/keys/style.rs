@@ -217,10 +217,10 @@ impl KeyStyle {
         match self.numbers {
             NumberText::Python => crate::json::dumps(value, crate::json::Style::PYTHON),
             NumberText::IntegralFloatsAsIntegers => match value {
-                Value::Float(f) => crate::json::exact_integer(*f)
-                    .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
-                _ => crate::json::dumps(value, crate::json::Style::PYTHON),
-            },
+                Value::Float(f) => crate::json::exact_integer(*f),
+                _ => None,
+            }
+            .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
             NumberText::JsonStringify if !double.is_finite() => "null".into(),
             NumberText::PythonFloat => crate::json::json_float(double),
             NumberText::Ecmascript | NumberText::JsonStringify => ecmascript_number(double),
