@@ -80,6 +80,55 @@ fn a_zero_based_id_is_charged_to_the_generated_id_rule_alone() {
     );
 }
 
+/// Blames `exec-seed-002` (two calls without ids) with its generated ids renumbered.
+fn renumbered_ids(first: &str, second: &str) -> Blame {
+    let spec = Spec::embedded().unwrap();
+    let case = spec
+        .cases
+        .iter()
+        .find(|c| c.id() == "exec-seed-002")
+        .unwrap();
+    let mut runs = expected_runs(&case.case);
+    let text = runs[0]
+        .output
+        .to_string()
+        .replace("call_1", "\u{0}1")
+        .replace("call_2", second)
+        .replace("\u{0}1", first);
+    runs[0].output = parse(&text).unwrap();
+    let outcome = crate::judge::judge(&case.case, &runs);
+    blame(&case.case, &runs, &outcome)
+}
+
+#[test]
+fn generated_ids_that_go_on_counting_from_earlier_calls_are_charged_to_state() {
+    // A module-level counter: every generated id of the batch is numbered past its position
+    // by the same count, calls that are not in this batch.
+    let carried = renumbered_ids("call_8", "call_9");
+    assert_eq!(carried.charged(), vec![ids::EXEC_NO_STATE], "{carried:?}");
+    assert!(
+        carried.charges[0]
+            .diagnosis
+            .contains("the positions went on counting over 7 calls outside this batch"),
+        "{}",
+        carried.charges[0].diagnosis
+    );
+    // One past is a slip within the batch (`call_2` for the first call), and ids that do
+    // not agree on a count are not a count carried over.
+    for (first, second) in [
+        ("call_2", "call_3"),
+        ("call_8", "call_5"),
+        ("call_08", "call_09"),
+    ] {
+        let slip = renumbered_ids(first, second);
+        assert_eq!(
+            slip.charged(),
+            vec![ids::EXEC_ID_GENERATED],
+            "{first} {second}: {slip:?}"
+        );
+    }
+}
+
 #[test]
 fn a_wrong_type_is_charged_once_and_shows_nothing_else() {
     let blame = blame_output("exec-seed-002", "null", None);

@@ -11,16 +11,43 @@ impl Batch<'_> {
     /// duplicate checks.
     pub(super) fn check_ids(&self, reading: &Reading, tally: &mut Tally) -> Vec<String> {
         let mut premise: Vec<String> = Vec::with_capacity(self.calls.len());
+        let carried = self.numbering_carried_over(reading);
         for i in 0..self.calls.len() {
             premise.push(given_id(reading, i));
             if !reading.missing_explained(i) {
-                self.check_id(reading, i, tally);
+                self.check_id(reading, i, carried, tally);
             }
         }
         premise
     }
 
-    fn check_id(&self, reading: &Reading, i: usize, tally: &mut Tally) {
+    /// How far past its position every generated id of this batch is numbered, where they
+    /// all agree and a slip within the batch cannot explain it: the count went on from calls
+    /// outside the batch, kept in state that survived (RULES A8). A shift of one is a slip
+    /// (`call_2` for the first call) unless it is exactly the calls of the case's earlier
+    /// batches; a larger one counts calls this batch does not have.
+    fn numbering_carried_over(&self, reading: &Reading) -> Option<usize> {
+        let mut shift = None;
+        for (i, call) in self.calls.iter().enumerate() {
+            if call.id.as_deref().is_some_and(|id| !id.is_empty()) {
+                continue;
+            }
+            let position = i + 1;
+            let number = reading.fields[i]
+                .0?
+                .strip_prefix("call_")
+                .filter(|digits| !digits.starts_with('0'))
+                .and_then(|digits| digits.parse::<usize>().ok())?;
+            let this = number.checked_sub(position).filter(|s| *s > 0)?;
+            if shift.is_some_and(|s| s != this) {
+                return None;
+            }
+            shift = Some(this);
+        }
+        shift.filter(|s| *s > 1 || (self.number > 1 && *s == self.history.calls))
+    }
+
+    fn check_id(&self, reading: &Reading, i: usize, carried: Option<usize>, tally: &mut Tally) {
         let position = i + 1;
         let given = self.calls[i].id.as_deref().filter(|id| !id.is_empty());
         let requirement = if given.is_some() {
@@ -44,13 +71,17 @@ impl Batch<'_> {
                 format!("call {position} has no message with a string tool_call_id"),
             ),
             Some(id) => {
-                let carried = format!("call_{}", position + self.history.calls);
-                if given.is_none() && self.number > 1 && id == carried {
+                if let (None, Some(shift)) = (given, carried) {
+                    let from = if shift == self.history.calls {
+                        "from the case's earlier batches".to_owned()
+                    } else {
+                        format!("over {shift} calls outside this batch")
+                    };
                     tally.breaks(
                         EXEC_NO_STATE,
                         self.number,
                         format!(
-                            "call {position} has no id: expected tool_call_id `call_{position}`, got `{id}`: the positions went on counting from the previous batch"
+                            "call {position} has no id: expected tool_call_id `call_{position}`, got `{id}`: the positions went on counting {from}"
                         ),
                     );
                 } else if given.is_some() {
