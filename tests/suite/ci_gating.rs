@@ -10,6 +10,11 @@ use common::{json_report, parcall, root, stdout};
 const JS: &str = "conformance/examples/javascript/stringify_numbers.mjs";
 const JS_EXPECTATIONS: &str = "conformance/examples/javascript/stringify_numbers.expectations.json";
 
+/// Generated cases per function in the gating runs: enough that the example's generated
+/// deviations fail (its file lists them), a fifth of `check`'s default, since the gate's
+/// logic, not the draw's size, is what these tests hold.
+const GATED_FUZZ: &str = "100";
+
 /// `parcall check MODULE --seed 1 --expectations FILE`, as a JavaScript runtime's CI runs it.
 fn gated(module: &str, expectations: &str, extra: &[&str]) -> (i32, serde_json::Value) {
     let mut args = vec![
@@ -20,6 +25,9 @@ fn gated(module: &str, expectations: &str, extra: &[&str]) -> (i32, serde_json::
         "--expectations",
         expectations,
     ];
+    if !extra.contains(&"--fuzz") {
+        args.extend(["--fuzz", GATED_FUZZ]);
+    }
     args.extend(extra);
     json_report(&args)
 }
@@ -44,7 +52,7 @@ fn a_deviating_implementation_passes_when_its_expectations_hold() {
     let (code, report) = gated(JS, JS_EXPECTATIONS, &[]);
     assert_eq!(code, 0, "{}", problems(&report));
     assert!(report["summary"]["expected_failures"].as_u64().unwrap() > 0);
-    let (without, _) = json_report(&["check", JS, "--seed", "1"]);
+    let (without, _) = json_report(&["check", JS, "--seed", "1", "--fuzz", GATED_FUZZ]);
     assert_eq!(without, 1, "without the file, the deviations fail the run");
 }
 
