@@ -18,6 +18,13 @@ impl InvocationDiff {
     }
 }
 
+/// Whether two invocations are the same one, as [`multiset_difference`] identifies them:
+/// the same canonical JSON (`-0.0` is not `0.0`, which `Value`'s equality, Python's, holds
+/// equal).
+pub fn same_invocation(a: &Value, b: &Value) -> bool {
+    dumps(a, Style::CANONICAL) == dumps(b, Style::CANONICAL)
+}
+
 /// `expected - actual` and `actual - expected` as multisets. Invocations are identified by
 /// their canonical JSON, so the arguments must arrive exactly (`1` is not `1.0`, `-0.0` is
 /// not `0.0`), while object key order does not matter.

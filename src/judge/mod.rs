@@ -11,7 +11,7 @@ pub mod runs;
 mod verdict;
 
 pub use blame::{blame, blame_in, Blame, Charge, GeneratedTally};
-pub use invocations::{multiset_difference, InvocationDiff};
+pub use invocations::{multiset_difference, same_invocation, InvocationDiff};
 pub use outcome::{Failure, Outcome, OutcomeKind};
 pub use verdict::{CaseResult, Judge};
 

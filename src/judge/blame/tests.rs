@@ -130,6 +130,49 @@ fn generated_ids_that_go_on_counting_from_earlier_calls_are_charged_to_state() {
 }
 
 #[test]
+fn one_invocation_serving_another_key_of_its_tool_is_the_invoke_once_rule_s() {
+    // `dedup-seed-001`: search cats, dogs, cats. Invoked once per tool name, the dogs
+    // entry holds the cats answer: no cache outlived a call.
+    let cats = r#"[{"name": "search", "args": {"q": "cats"}}]"#;
+    let per_name = blame_output(
+        "dedup-seed-001",
+        r#"{"search({\"q\": \"cats\"})": "results for cats", "search({\"q\": \"dogs\"})": "results for cats"}"#,
+        Some(cats),
+    );
+    assert_eq!(
+        per_name.charged(),
+        vec![ids::DEDUP_INVOKE_ONCE],
+        "{per_name:?}"
+    );
+    assert!(
+        per_name.charges[0]
+            .diagnosis
+            .contains("one invocation serving two keys"),
+        "{}",
+        per_name.charges[0].diagnosis
+    );
+    // The same entries beside one of another call's: a cache kept from an earlier call.
+    let kept = blame_output(
+        "dedup-seed-001",
+        r#"{"search({\"q\": \"cats\"})": "results for cats", "search({\"q\": \"dogs\"})": "results for cats", "search({\"q\": \"owls\"})": "results for owls"}"#,
+        Some(cats),
+    );
+    assert_eq!(kept.charged(), vec![ids::DEDUP_NO_STATE], "{kept:?}");
+    // The call not invoked is found by its exact args: -0.0's invocation is not 0.0's.
+    let zeros = blame_output(
+        "dedup-number-022",
+        r#"{"f({\"a\": -0.0})": "ok", "f({\"a\": 0.0})": "ok"}"#,
+        Some(r#"[{"name": "f", "args": {"a": -0.0}}]"#),
+    );
+    assert_eq!(zeros.charged(), vec![ids::DEDUP_INVOKE_ONCE], "{zeros:?}");
+    assert!(
+        zeros.charges[0].diagnosis.starts_with("call 2's tool"),
+        "{}",
+        zeros.charges[0].diagnosis
+    );
+}
+
+#[test]
 fn a_wrong_type_is_charged_once_and_shows_nothing_else() {
     let blame = blame_output("exec-seed-002", "null", None);
     assert_eq!(blame.charged(), vec![ids::EXEC_OUTPUT_COUNT]);

@@ -5,7 +5,16 @@ use super::super::{quote, quote_str, Tally};
 use super::Batch;
 use super::{Answer, Given};
 use crate::json::{Object, Value};
+use crate::judge::same_invocation;
 use std::collections::HashMap;
+
+/// Where an entry whose key this batch never invoked came from.
+enum Served<'c> {
+    /// What this batch's invocation for another key (this one) of the same tool gave.
+    ByAnotherKey(&'c str),
+    /// A cache kept from an earlier call, with the evidence in words.
+    FromEarlierCall(String),
+}
 
 impl Batch<'_> {
     /// One invocation per distinct key the implementation made, with the args (`{}` when
@@ -24,7 +33,7 @@ impl Batch<'_> {
         self.check_args_read_otherwise(&wanted_for, &expected, given, &mut diff, tally);
         self.shows_invocations(canonical, given, &wanted_for, &expected, &diff, tally);
         for unexpected in &diff.unexpected {
-            let repeat = wanted().find(|(_, w)| *w == unexpected);
+            let repeat = wanted().find(|(_, w)| same_invocation(w, unexpected));
             match repeat {
                 Some((i, _)) => {
                     let key = &canonical[*i];
@@ -62,29 +71,37 @@ impl Batch<'_> {
             }
         }
         for missing in &diff.missing {
-            let Some((i, _)) = wanted().find(|(_, w)| *w == missing) else {
+            let Some((i, _)) = wanted().find(|(_, w)| same_invocation(w, missing)) else {
                 continue;
             };
             let position = i + 1;
             let key = &canonical[*i];
-            if let Some(answered) = self.served_from_earlier_call(*i, key, given) {
-                tally.breaks(
+            match self.served_without_invocation(*i, key, canonical, given) {
+                Some(Served::ByAnotherKey(other)) => tally.breaks(
+                    DEDUP_INVOKE_ONCE,
+                    number,
+                    format!(
+                        "call {position}'s tool was never invoked for its key {}: its entry holds what the invocation for {} gave, one invocation serving two keys",
+                        quote_str(key),
+                        quote_str(other)
+                    ),
+                ),
+                Some(Served::FromEarlierCall(answered)) => tally.breaks(
                     DEDUP_NO_STATE,
                     number,
                     format!(
                         "call {position}'s key {} has an entry but its tool was not invoked: {answered}; every call starts with an empty cache",
                         quote_str(key)
                     ),
-                );
-            } else {
-                tally.breaks(
+                ),
+                None => tally.breaks(
                     DEDUP_INVOKE_ONCE,
                     number,
                     format!(
                         "call {position}'s tool was never invoked for its key {}",
                         quote_str(key)
                     ),
-                );
+                ),
             }
         }
     }
@@ -96,28 +113,55 @@ impl Batch<'_> {
     /// all: the invocation rule's. Output made up without invoking anything reads as the
     /// last kind; it is charged here too, and earns nothing (no rule is shown without the
     /// invocations and results that show it).
-    fn served_from_earlier_call(&self, i: usize, key: &str, given: &[Given]) -> Option<String> {
+    ///
+    /// Unless the entry holds what this batch's invocation for another key of the same tool
+    /// gave, and the output has no entry beyond this batch's calls: one invocation serving
+    /// several keys (a cache per tool name). A cache kept from an earlier call would show
+    /// its other entries; without them it does not explain the entry better, even where an
+    /// earlier batch was given the same answer.
+    fn served_without_invocation<'c>(
+        &self,
+        i: usize,
+        key: &str,
+        canonical: &'c [String],
+        given: &[Given],
+    ) -> Option<Served<'c>> {
         let (entry, _) = given[i].as_ref()?;
-        let actual = self
-            .run
-            .output
-            .as_object()?
-            .lookup()
-            .get(entry.as_str())
-            .cloned()?;
+        let output = self.run.output.as_object()?;
+        let actual = output.lookup().get(entry.as_str()).cloned()?;
+        let only_this_batch = output.keys().all(|k| {
+            given
+                .iter()
+                .flatten()
+                .any(|(written, _)| written == k.as_str())
+        });
+        let another_key = self.calls.iter().enumerate().find_map(|(j, other)| {
+            let gave_it = other.name == self.calls[i].name
+                && canonical[j] != key
+                && self
+                    .answers
+                    .get(&canonical[j])
+                    .is_some_and(|answers| answers.iter().any(|a| a.entry_value() == actual));
+            gave_it.then_some(canonical[j].as_str())
+        });
+        if let (true, Some(other)) = (only_this_batch, another_key) {
+            return Some(Served::ByAnotherKey(other));
+        }
         let earlier = self.history.invoked.get(key);
         if earlier.is_some_and(|answers| answers.iter().any(|a| a.entry_value() == actual)) {
-            return Some("it holds what an earlier batch's invocation was given".into());
+            return Some(Served::FromEarlierCall(
+                "it holds what an earlier batch's invocation was given".into(),
+            ));
         }
         if self.answer_now(i).as_ref() == Some(&actual) {
-            return Some(
+            return Some(Served::FromEarlierCall(
                 "it holds the tool's answer, served from a cache kept from an earlier call".into(),
-            );
+            ));
         }
-        Some(format!(
+        Some(Served::FromEarlierCall(format!(
             "it holds {}, which no invocation of this batch gave: served from a cache kept from an earlier call, or made up",
             quote(&actual)
-        ))
+        )))
     }
 
     /// The invocations a correct implementation makes, and the call each is for.
@@ -168,7 +212,11 @@ impl Batch<'_> {
             if call.args.is_some() {
                 continue;
             }
-            let Some(missing) = diff.missing.iter().position(|m| m == request) else {
+            let Some(missing) = diff
+                .missing
+                .iter()
+                .position(|m| same_invocation(m, request))
+            else {
                 continue;
             };
             let same_name = diff.unexpected.iter().position(|u| {
@@ -262,7 +310,11 @@ impl Batch<'_> {
     ) {
         for (&i, request) in wanted_for.iter().zip(expected) {
             let call = &self.calls[i];
-            let Some(missing) = diff.missing.iter().position(|m| m == request) else {
+            let Some(missing) = diff
+                .missing
+                .iter()
+                .position(|m| same_invocation(m, request))
+            else {
                 continue;
             };
             let Some(form) = super::loose::loose_form(call) else {

@@ -91,7 +91,11 @@ impl Batch<'_> {
                 continue;
             }
             let request = request_of(call);
-            let Some(missing) = diff.missing.iter().position(|m| *m == request) else {
+            let Some(missing) = diff
+                .missing
+                .iter()
+                .position(|m| crate::judge::same_invocation(m, &request))
+            else {
                 // Dispatched with {}: shown only where the request was made (RULES D).
                 tally.applies(EXEC_DISPATCH_ARGS_DEFAULT);
                 continue;
