@@ -640,3 +640,49 @@ fn floats_made_integers_before_the_dump_are_charged_to_the_number_rules_alone() 
         "{blame:?}"
     );
 }
+
+#[test]
+fn floats_made_integers_below_2_53_only_are_charged_to_the_number_rules_alone() {
+    // `int(x)` where `abs(x) < 2**53`: 1.0 and 2.0 become integers, 1e16 stays a float
+    // (which a runtime with one number type writes 10000000000000000).
+    let calls = r#"[{"name": "f", "args": {"a": 1}}, {"name": "f", "args": {"a": 1.0}},
+        {"name": "f", "args": {"a": [1e16, 2.0]}}]"#;
+    let invocation = |i: usize| {
+        let calls = parse(calls).unwrap();
+        crate::json::dumps(&calls.as_list().unwrap()[i], Style::PYTHON)
+    };
+    let case = case_of(
+        "run_parallel_calls",
+        &format!(
+            r#"{{"id": "safe-int-of-float", "description": "d", "requirements": ["DEDUP-NUMBER-FLOAT"],
+            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
+            "batches": [{{"calls": {calls},
+              "expected": {{"f({{\"a\": 1}})": "ok", "f({{\"a\": 1.0}})": "ok",
+                "f({{\"a\": [1e+16, 2.0]}})": "ok"}},
+              "invocations": [{}, {}, {}]}}]}}"#,
+            invocation(0),
+            invocation(1),
+            invocation(2)
+        ),
+    );
+    let output = r#"{"f({\"a\": 1})": "ok", "f({\"a\": [1e+16, 2]})": "ok"}"#;
+    let blame = blame_batches(
+        &case,
+        &[(
+            output,
+            Some(&format!("[{}, {}]", invocation(0), invocation(2))),
+        )],
+    );
+    assert_eq!(
+        blame.charged(),
+        vec![ids::DEDUP_NUMBER_FLOAT, ids::DEDUP_NUMBER_DISTINCT],
+        "{blame:?}"
+    );
+    assert!(
+        blame
+            .charges
+            .iter()
+            .any(|c| c.diagnosis.contains("below 2^53")),
+        "{blame:?}"
+    );
+}

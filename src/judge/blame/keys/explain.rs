@@ -52,8 +52,13 @@ fn candidates(model: NumberModel, call: &DedupCall, features: &Features) -> Vec<
     match model {
         NumberModel::Python if features.floats || features.ints => {
             list.push(Departure::OneNumberType);
-            if features.floats {
+            // Only where they change the key: a float with no fraction, and for the safe
+            // variant one below 2^53 (above, it writes what the canonical key writes).
+            if features.integral_floats {
                 list.push(Departure::FloatsAsIntegers);
+            }
+            if features.safe_integral_floats {
+                list.push(Departure::SafeFloatsAsIntegers);
             }
         }
         NumberModel::Float64 if features.floats || features.ints => {
@@ -225,7 +230,7 @@ fn same_kind(a: Departure, b: Departure) -> bool {
         ListsSorted => 4,
         NotAscii | UppercaseHex => 5,
         PythonLiterals => 6,
-        OneNumberType | FloatsAsIntegers | PythonNumbers | PythonFloats => 7,
+        OneNumberType | FloatsAsIntegers | SafeFloatsAsIntegers | PythonNumbers | PythonFloats => 7,
         AbsentArgsNull | AbsentArgsEmpty => 8,
         ReadBack(_) | Respelled(_) => 9,
     };

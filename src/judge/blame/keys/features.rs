@@ -46,6 +46,10 @@ pub(in crate::judge::blame) struct Features {
     pub non_ascii: bool,
     pub literals: bool,
     pub floats: bool,
+    /// A finite float with no fraction: what writing such floats as integers changes.
+    pub integral_floats: bool,
+    /// One below 2^53 in magnitude, what the safe-integer variant of that changes.
+    pub safe_integral_floats: bool,
     pub ints: bool,
     /// An infinity, or under `float64` any number whose double is not finite (NaN, an
     /// integer past the largest double): what DEDUP-NUMBER-OVERFLOW is about.
@@ -118,6 +122,10 @@ impl Features {
             }
             Value::Float(f) => {
                 self.floats = true;
+                if f.is_finite() && f.fract() == 0.0 {
+                    self.integral_floats = true;
+                    self.safe_integral_floats |= f.abs() < super::style::SAFE_INTEGER_BOUND;
+                }
                 self.infinite |=
                     f.is_infinite() || (self.model == NumberModel::Float64 && f.is_nan());
             }

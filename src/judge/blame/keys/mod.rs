@@ -45,6 +45,10 @@ pub(super) enum Departure {
     /// Under `python`: a float with no fraction written as the integer it equals, in full
     /// (`int(x)` before the dump: `1.0` as `1`, `8.57e+174` with all its 175 digits).
     FloatsAsIntegers,
+    /// Under `python`: the same below 2^53 in magnitude only, where every integer is a
+    /// double (JavaScript's safe integers: `abs(x) < 2**53 and x == int(x)`); larger floats
+    /// stay floats (`1e+16`).
+    SafeFloatsAsIntegers,
     /// Under `float64`: numbers as Python's `json.dumps` writes the literals (`1.0` stays
     /// `1.0`), as if the runtime could tell `1` from `1.0`.
     PythonNumbers,
@@ -106,6 +110,7 @@ impl Departure {
             }
             Departure::OneNumberType
             | Departure::FloatsAsIntegers
+            | Departure::SafeFloatsAsIntegers
             | Departure::PythonNumbers
             | Departure::PythonFloats => {
                 let canonical = KeyStyle::canonical(model);
@@ -164,6 +169,9 @@ impl Departure {
             }
             Departure::FloatsAsIntegers => {
                 "floats with no fraction are written as the integers they equal (int(x): 1.0 as 1, 1e+16 as 10000000000000000)".into()
+            }
+            Departure::SafeFloatsAsIntegers => {
+                "floats with no fraction below 2^53 are written as the integers they equal (1.0 as 1), larger ones as floats (1e+16 stays 1e+16)".into()
             }
             Departure::PythonNumbers => {
                 "numbers are written as Python writes them (1.0 stays 1.0), but the implementation declared float64, where 1 and 1.0 are one number, written as ECMAScript writes it (1)".into()

@@ -31,6 +31,8 @@ pub(super) enum NumberText {
     PythonFloat,
     /// Python's `json.dumps`, a float with no fraction first made the integer it equals.
     IntegralFloatsAsIntegers,
+    /// The same, for floats below 2^53 in magnitude only.
+    SafeIntegralFloatsAsIntegers,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -98,6 +100,9 @@ impl KeyStyle {
             Departure::PythonNumbers => self.numbers = NumberText::Python,
             Departure::PythonFloats => self.numbers = NumberText::PythonFloat,
             Departure::FloatsAsIntegers => self.numbers = NumberText::IntegralFloatsAsIntegers,
+            Departure::SafeFloatsAsIntegers => {
+                self.numbers = NumberText::SafeIntegralFloatsAsIntegers
+            }
             Departure::AbsentArgsNull => self.absent = "null",
             Departure::AbsentArgsEmpty => self.absent = "",
             // Not a way of writing: found by reading a key back.
@@ -221,6 +226,11 @@ impl KeyStyle {
                 _ => None,
             }
             .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
+            NumberText::SafeIntegralFloatsAsIntegers => match value {
+                Value::Float(f) if f.abs() < SAFE_INTEGER_BOUND => crate::json::exact_integer(*f),
+                _ => None,
+            }
+            .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
             NumberText::JsonStringify if !double.is_finite() => "null".into(),
             NumberText::PythonFloat => crate::json::json_float(double),
             NumberText::Ecmascript | NumberText::JsonStringify => ecmascript_number(double),
@@ -247,6 +257,9 @@ impl KeyStyle {
         }
     }
 }
+
+/// 2^53: below it every integer is a double, the bound of JavaScript's safe integers.
+pub(super) const SAFE_INTEGER_BOUND: f64 = 9_007_199_254_740_992.0;
 
 pub(super) fn uppercase_escapes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
