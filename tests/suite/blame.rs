@@ -19,10 +19,8 @@ use parcall::subject::adapters;
 use parcall::subject::environment::EnvPolicy;
 use std::collections::BTreeSet;
 
-/// Seeds the blame of every broken example is compared over in the suite: each seed is a
-/// process per example (45 of them), the suite's largest share of CPU. Wider sweeps by hand:
-/// `python3 scripts/blame_table.py --seeds 1,2,...,20`.
-const BLAME_SEEDS: u64 = 6;
+/// Seeds the blame of every broken example is compared over.
+const BLAME_SEEDS: u64 = 10;
 
 /// Examples checked at once: each lane's time is mostly waits on a round trip, so one more
 /// lane than the two cores CI has keeps both busy.

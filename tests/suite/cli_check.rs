@@ -119,7 +119,7 @@ fn lost_requirements(report: &serde_json::Value) -> Vec<String> {
 
 /// The broken example with no logic at all (it replays the public spec) keeps at most a
 /// tenth of the scored requirements, end to end through the command line. Every single-bug
-/// example is held to its declared requirements over six seeds in `blame.rs`.
+/// example is held to its declared requirements over ten seeds in `blame.rs`.
 #[test]
 fn an_example_that_replays_the_public_spec_keeps_at_most_a_tenth_of_the_requirements() {
     let path = root().join("conformance/examples/python/broken/answers_from_the_spec.py");
