@@ -686,3 +686,90 @@ fn floats_made_integers_below_2_53_only_are_charged_to_the_number_rules_alone() 
         "{blame:?}"
     );
 }
+
+#[test]
+fn calls_made_one_key_by_sorted_lists_are_the_list_order_rule_s_alone() {
+    // Lists sorted by their items' text: [1.0, 1] keys as [1, 1.0], the first call's key,
+    // so one invocation serves both. The number rules hold: 1 and 1.0 stay apart.
+    let calls =
+        r#"[{"name": "f", "args": {"xs": [1, 1.0]}}, {"name": "f", "args": {"xs": [1.0, 1]}}]"#;
+    let case = case_of(
+        "run_parallel_calls",
+        &format!(
+            r#"{{"id": "sorted-lists", "description": "d", "requirements": ["DEDUP-KEY-LIST-ORDER"],
+            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
+            "batches": [{{"calls": {calls},
+              "expected": {{"f({{\"xs\": [1, 1.0]}})": "ok", "f({{\"xs\": [1.0, 1]}})": "ok"}},
+              "invocations": [{{"name": "f", "args": {{"xs": [1, 1.0]}}}},
+                {{"name": "f", "args": {{"xs": [1.0, 1]}}}}]}}]}}"#
+        ),
+    );
+    let blame = blame_batches(
+        &case,
+        &[(
+            r#"{"f({\"xs\": [1, 1.0]})": "ok"}"#,
+            Some(r#"[{"name": "f", "args": {"xs": [1, 1.0]}}]"#),
+        )],
+    );
+    assert_eq!(
+        blame.charged(),
+        vec![ids::DEDUP_KEY_LIST_ORDER],
+        "{blame:?}"
+    );
+}
+
+#[test]
+fn lists_sorted_by_their_items_keys_sorted_text_are_read_as_sorted_lists() {
+    // In the order given, the items' texts are sorted only while their keys are unsorted:
+    // sorted as the key writes them ({"a": 2, "c": 0} first), the list changes order.
+    let call = r#"{"name": "f", "args": {"xs": [{"b": 1}, {"c": 0, "a": 2}]}}"#;
+    let case = case_of(
+        "run_parallel_calls",
+        &format!(
+            r#"{{"id": "sorted-objects", "description": "d", "requirements": ["DEDUP-KEY-LIST-ORDER"],
+            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
+            "batches": [{{"calls": [{call}],
+              "expected": {{"f({{\"xs\": [{{\"b\": 1}}, {{\"a\": 2, \"c\": 0}}]}})": "ok"}},
+              "invocations": [{call}]}}]}}"#
+        ),
+    );
+    let blame = blame_batches(
+        &case,
+        &[(
+            r#"{"f({\"xs\": [{\"a\": 2, \"c\": 0}, {\"b\": 1}]})": "ok"}"#,
+            None,
+        )],
+    );
+    assert_eq!(
+        blame.charged(),
+        vec![ids::DEDUP_KEY_LIST_ORDER],
+        "{blame:?}"
+    );
+}
+
+#[test]
+fn an_entry_holding_parcalls_answer_to_a_request_no_call_makes_is_that_invocations_rule_s() {
+    // A call without args keyed `f(null)` and its tool invoked with None: parcall answers a
+    // request no script covers, and the entry holds that answer. The args rule is charged;
+    // the entry is not a result changed.
+    let case = case_of(
+        "run_parallel_calls",
+        r#"{"id": "null-args", "description": "d", "requirements": ["DEDUP-KEY-ARGS-DEFAULT"],
+            "tools": {"f": {"responses": [{"answers": [{"type": "return", "value": "ok"}]}]}},
+            "batches": [{"calls": [{"name": "f"}, {"name": "f", "args": {}}],
+              "expected": {"f({})": "ok"},
+              "invocations": [{"name": "f", "args": {}}]}]}"#,
+    );
+    let blame = blame_batches(
+        &case,
+        &[(
+            r#"{"f(null)": "parcall: no scripted answer for f(null)", "f({})": "ok"}"#,
+            Some(r#"[{"name": "f", "args": null}, {"name": "f", "args": {}}]"#),
+        )],
+    );
+    assert_eq!(
+        blame.charged(),
+        vec![ids::DEDUP_KEY_ARGS_DEFAULT],
+        "{blame:?}"
+    );
+}

@@ -2,7 +2,7 @@
 //! the canonical key that explain the key the implementation gave.
 
 use super::super::ids::*;
-use super::super::keys::Features;
+use super::super::keys::{Departure, Features};
 use super::super::{quote_str, Tally};
 use super::loose::loose_form;
 use super::Batch;
@@ -60,9 +60,18 @@ impl Batch<'_> {
                 if canonical[i] == canonical[j] {
                     continue;
                 }
-                let (Some((a, _)), Some((b, _))) = (&given[i], &given[j]) else {
+                let (Some((a, departures_i)), Some((b, departures_j))) = (&given[i], &given[j])
+                else {
                     continue;
                 };
+                // Merged by a departure of another setting (lists sorted: [1.0, 1] keyed as
+                // [1, 1.0]), already charged to its own rule above: not this rule's merge.
+                let merged_otherwise = |departures: &[Departure]| {
+                    !departures.is_empty() && !departures.iter().any(|d| d.writes_numbers())
+                };
+                if a == b && (merged_otherwise(departures_i) || merged_otherwise(departures_j)) {
+                    continue;
+                }
                 if a != b {
                     // Shown only where the output holds the two calls apart (RULES D).
                     tally.applies(DEDUP_NUMBER_DISTINCT);

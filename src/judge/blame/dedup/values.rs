@@ -1,7 +1,7 @@
 //! What each entry holds: the value its invocation gave, or the error it raised.
 
 use super::super::ids::*;
-use super::super::{quote, quote_str, Tally};
+use super::super::{quote, quote_str, unscripted, Tally};
 use super::Batch;
 use super::{unknown_tool, Answer, Given};
 use crate::generate::cases::INHERITED_NAMES;
@@ -70,6 +70,11 @@ impl Batch<'_> {
                 // Never invoked: the invocation check says so.
                 continue;
             };
+            if actual.as_str().and_then(unscripted).is_some() {
+                // What parcall answered an invocation with args no call has (`null` for
+                // absent args): that invocation's rule is charged; the entry only holds it.
+                continue;
+            }
             let raised = matches!(answers[0], Answer::Raised(_));
             let requirement = if raised {
                 DEDUP_RAISE

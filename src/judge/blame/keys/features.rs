@@ -133,7 +133,12 @@ impl Features {
             Value::List(items) => {
                 if items.len() > 1 {
                     self.lists_with_several_items = true;
-                    let texts: Vec<String> = items.iter().map(|v| v.to_string()).collect();
+                    // As the key writes them (keys sorted): the order a sort of the items'
+                    // texts would give.
+                    let texts: Vec<String> = items
+                        .iter()
+                        .map(|v| crate::json::dumps(v, crate::json::Style::CANONICAL))
+                        .collect();
                     if !texts.is_sorted() {
                         self.lists_to_reorder = true;
                     }

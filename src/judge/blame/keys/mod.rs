@@ -68,6 +68,23 @@ pub(super) enum Departure {
 }
 
 impl Departure {
+    /// Whether this departure changes how numbers are written (and so can make different
+    /// numbers one key).
+    pub(in crate::judge::blame) fn writes_numbers(self) -> bool {
+        match self {
+            Departure::OneNumberType
+            | Departure::FloatsAsIntegers
+            | Departure::SafeFloatsAsIntegers
+            | Departure::PythonNumbers
+            | Departure::PythonFloats => true,
+            // Read back, a key that differs only in the order of keys somewhere.
+            Departure::ReadBack(requirement) | Departure::Respelled(requirement) => {
+                requirement != DEDUP_KEY_ORDER
+            }
+            _ => false,
+        }
+    }
+
     /// The requirements a departure breaks, given the call's args as written (a spelling of
     /// numbers breaks only the number rules whose numbers it changes: a float's rule when
     /// it changes a literal with a fraction or exponent, an integer's when it changes an
