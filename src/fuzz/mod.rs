@@ -214,13 +214,27 @@ fn run_function(
     };
     // A result whose case the generator did not draw (no subject returns one) is shown
     // as it failed, unshrunk.
+    // A smaller case must fail for rules the drawn one was charged with, and only those: an
+    // edit that moves the charge (the tools dropped until a call's tool is unknown) would
+    // show a counterexample of a rule the implementation did not break there.
+    let charged: BTreeSet<String> = first
+        .result
+        .blame
+        .charged()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let fails_alike = |result: &CaseResult| {
+        let now = result.blame.charged();
+        !result.outcome.is_pass() && !now.is_empty() && now.iter().all(|r| charged.contains(*r))
+    };
     let (minimal, runs) = match draws.remove(&first.index) {
         Some(draw) => shrink(
             subject,
             generator.input(&draw),
             first.result,
             settings,
-            &|r| !r.outcome.is_pass(),
+            &fails_alike,
         ),
         None => (first.result, 0),
     };

@@ -737,3 +737,41 @@ fn cases_drawn_once_for_a_class_are_the_ones_each_run_draws() {
     )
     .is_none());
 }
+
+/// A shrunk counterexample is charged only with rules its drawn case was charged with: the
+/// edits that drop a case's tools until a call's tool is unknown would otherwise show a
+/// student an unknown-tool bug the implementation does not have.
+#[test]
+fn a_shrunk_counterexample_keeps_the_charges_of_the_case_it_came_from() {
+    let module = "conformance/fixtures/python/dedup_signature_sorts_lists.py";
+    // Seeds whose draw has a failure; on 3 and 6 the careless shrink moved the charge.
+    for seed in ["3", "5", "6"] {
+        let (_, report) = json_report(&[
+            "check",
+            module,
+            "--function",
+            "run_parallel_calls",
+            "--seed",
+            seed,
+            "--fuzz",
+            "200",
+            "--no-regressions",
+        ]);
+        let shrunk = report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "generated-dedup")
+            .unwrap_or_else(|| panic!("seed {seed}: no generated failure"));
+        let charged: Vec<&str> = shrunk["charges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["requirement"].as_str().unwrap())
+            .collect();
+        assert!(
+            !charged.is_empty() && charged.iter().all(|r| *r == "DEDUP-KEY-LIST-ORDER"),
+            "seed {seed}: the shrunk case is charged {charged:?}"
+        );
+    }
+}
