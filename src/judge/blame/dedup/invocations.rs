@@ -70,13 +70,14 @@ impl Batch<'_> {
                 ),
             }
         }
+        let only_this_batch = !diff.missing.is_empty() && self.output_holds_only_this_batch(given);
         for missing in &diff.missing {
             let Some((i, _)) = wanted().find(|(_, w)| same_invocation(w, missing)) else {
                 continue;
             };
             let position = i + 1;
             let key = &canonical[*i];
-            match self.served_without_invocation(*i, key, canonical, given) {
+            match self.served_without_invocation(*i, key, canonical, given, only_this_batch) {
                 Some(Served::ByAnotherKey(other)) => tally.breaks(
                     DEDUP_INVOKE_ONCE,
                     number,
@@ -125,16 +126,11 @@ impl Batch<'_> {
         key: &str,
         canonical: &'c [String],
         given: &[Given],
+        only_this_batch: bool,
     ) -> Option<Served<'c>> {
         let (entry, _) = given[i].as_ref()?;
         let output = self.run.output.as_object()?;
         let actual = output.lookup().get(entry.as_str()).cloned()?;
-        let only_this_batch = output.keys().all(|k| {
-            given
-                .iter()
-                .flatten()
-                .any(|(written, _)| written == k.as_str())
-        });
         let another_key = self.calls.iter().enumerate().find_map(|(j, other)| {
             let gave_it = other.name == self.calls[i].name
                 && canonical[j] != key
@@ -162,6 +158,17 @@ impl Batch<'_> {
             "it holds {}, which no invocation of this batch gave: served from a cache kept from an earlier call, or made up",
             quote(&actual)
         )))
+    }
+
+    /// Whether every entry of the output is one a call of this batch was matched with: a
+    /// cache kept from an earlier call would show its other entries.
+    fn output_holds_only_this_batch(&self, given: &[Given]) -> bool {
+        let Some(output) = self.run.output.as_object() else {
+            return false;
+        };
+        let keys: std::collections::HashSet<&str> =
+            given.iter().flatten().map(|(k, _)| k.as_str()).collect();
+        output.keys().all(|k| keys.contains(k.as_str()))
     }
 
     /// The invocations a correct implementation makes, and the call each is for.
