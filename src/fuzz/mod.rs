@@ -212,8 +212,6 @@ fn run_function(
         }
         return summary;
     };
-    // A result whose case the generator did not draw (no subject returns one) is shown
-    // as it failed, unshrunk.
     // A smaller case must fail for rules the drawn one was charged with, and only those: an
     // edit that moves the charge (the tools dropped until a call's tool is unknown) would
     // show a counterexample of a rule the implementation did not break there.
@@ -228,6 +226,8 @@ fn run_function(
         let now = result.blame.charged();
         !result.outcome.is_pass() && !now.is_empty() && now.iter().all(|r| charged.contains(*r))
     };
+    // A result whose case the generator did not draw (no subject returns one) is shown
+    // as it failed, unshrunk.
     let (minimal, runs) = match draws.remove(&first.index) {
         Some(draw) => shrink(
             subject,

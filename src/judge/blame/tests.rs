@@ -55,21 +55,7 @@ fn blame_output(case_id: &str, output: &str, invocations: Option<&str>) -> Blame
 
 #[test]
 fn a_zero_based_id_is_charged_to_the_generated_id_rule_alone() {
-    let spec = Spec::embedded().unwrap();
-    let case = spec
-        .cases
-        .iter()
-        .find(|c| c.id() == "exec-seed-002")
-        .unwrap();
-    let mut runs = expected_runs(&case.case);
-    let text = runs[0]
-        .output
-        .to_string()
-        .replace("call_1", "call_0")
-        .replace("call_2", "call_1");
-    runs[0].output = parse(&text).unwrap();
-    let outcome = crate::judge::judge(&case.case, &runs);
-    let blame = blame(&case.case, &runs, &outcome);
+    let blame = renumbered_ids("call_0", "call_1");
     assert_eq!(blame.charged(), vec![ids::EXEC_ID_GENERATED], "{blame:?}");
     assert!(
         blame.charges[0]
@@ -402,6 +388,19 @@ fn case_of(function: &str, case: &str) -> Case {
     }
 }
 
+/// A one-batch case of `run_parallel_calls` whose one tool `f` answers "ok": `calls` (a JSON
+/// list) invoked once each, `expected` (a JSON object) its entries.
+fn calls_of_f(calls: &str, expected: &str) -> Case {
+    case_of(
+        "run_parallel_calls",
+        &format!(
+            r#"{{"id": "calls-of-f", "description": "d", "requirements": ["DEDUP-KEY-FORMAT"],
+            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
+            "batches": [{{"calls": {calls}, "expected": {expected}, "invocations": {calls}}}]}}"#
+        ),
+    )
+}
+
 /// Blames `outputs` (per batch: the JSON text of the output and, where given, of the
 /// invocations; the case's own where not) against `case`.
 fn blame_batches(case: &Case, outputs: &[(&str, Option<&str>)]) -> Blame {
@@ -607,19 +606,10 @@ fn floats_made_integers_before_the_dump_are_charged_to_the_number_rules_alone() 
         let calls = parse(calls).unwrap();
         crate::json::dumps(&calls.as_list().unwrap()[i], Style::PYTHON)
     };
-    let case = case_of(
-        "run_parallel_calls",
-        &format!(
-            r#"{{"id": "int-of-float", "description": "d", "requirements": ["DEDUP-NUMBER-FLOAT"],
-            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
-            "batches": [{{"calls": {calls},
-              "expected": {{"f({{\"a\": 1}})": "ok", "f({{\"a\": 1.0}})": "ok",
-                "f({{\"\\u00e9\": {{\"b\": 8.57e+174, \"c\": [-7.306107542337782e+199, 0.5]}}}})": "ok"}},
-              "invocations": [{}, {}, {}]}}]}}"#,
-            invocation(0),
-            invocation(1),
-            invocation(2)
-        ),
+    let case = calls_of_f(
+        calls,
+        r#"{"f({\"a\": 1})": "ok", "f({\"a\": 1.0})": "ok",
+            "f({\"\\u00e9\": {\"b\": 8.57e+174, \"c\": [-7.306107542337782e+199, 0.5]}})": "ok"}"#,
     );
     // What `int(x)` before `json.dumps(..., sort_keys=True)` keys and invokes (CPython 3.11).
     let b = "8569999999999999661747342515478744755966017499223000049642956630815524452269155191277095568010155080796288893770619060877345580076249754542347399686563132128781294060554944512";
@@ -651,19 +641,9 @@ fn floats_made_integers_below_2_53_only_are_charged_to_the_number_rules_alone() 
         let calls = parse(calls).unwrap();
         crate::json::dumps(&calls.as_list().unwrap()[i], Style::PYTHON)
     };
-    let case = case_of(
-        "run_parallel_calls",
-        &format!(
-            r#"{{"id": "safe-int-of-float", "description": "d", "requirements": ["DEDUP-NUMBER-FLOAT"],
-            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
-            "batches": [{{"calls": {calls},
-              "expected": {{"f({{\"a\": 1}})": "ok", "f({{\"a\": 1.0}})": "ok",
-                "f({{\"a\": [1e+16, 2.0]}})": "ok"}},
-              "invocations": [{}, {}, {}]}}]}}"#,
-            invocation(0),
-            invocation(1),
-            invocation(2)
-        ),
+    let case = calls_of_f(
+        calls,
+        r#"{"f({\"a\": 1})": "ok", "f({\"a\": 1.0})": "ok", "f({\"a\": [1e+16, 2.0]})": "ok"}"#,
     );
     let output = r#"{"f({\"a\": 1})": "ok", "f({\"a\": [1e+16, 2]})": "ok"}"#;
     let blame = blame_batches(
@@ -693,16 +673,9 @@ fn calls_made_one_key_by_sorted_lists_are_the_list_order_rule_s_alone() {
     // so one invocation serves both. The number rules hold: 1 and 1.0 stay apart.
     let calls =
         r#"[{"name": "f", "args": {"xs": [1, 1.0]}}, {"name": "f", "args": {"xs": [1.0, 1]}}]"#;
-    let case = case_of(
-        "run_parallel_calls",
-        &format!(
-            r#"{{"id": "sorted-lists", "description": "d", "requirements": ["DEDUP-KEY-LIST-ORDER"],
-            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
-            "batches": [{{"calls": {calls},
-              "expected": {{"f({{\"xs\": [1, 1.0]}})": "ok", "f({{\"xs\": [1.0, 1]}})": "ok"}},
-              "invocations": [{{"name": "f", "args": {{"xs": [1, 1.0]}}}},
-                {{"name": "f", "args": {{"xs": [1.0, 1]}}}}]}}]}}"#
-        ),
+    let case = calls_of_f(
+        calls,
+        r#"{"f({\"xs\": [1, 1.0]})": "ok", "f({\"xs\": [1.0, 1]})": "ok"}"#,
     );
     let blame = blame_batches(
         &case,
@@ -723,15 +696,9 @@ fn lists_sorted_by_their_items_keys_sorted_text_are_read_as_sorted_lists() {
     // In the order given, the items' texts are sorted only while their keys are unsorted:
     // sorted as the key writes them ({"a": 2, "c": 0} first), the list changes order.
     let call = r#"{"name": "f", "args": {"xs": [{"b": 1}, {"c": 0, "a": 2}]}}"#;
-    let case = case_of(
-        "run_parallel_calls",
-        &format!(
-            r#"{{"id": "sorted-objects", "description": "d", "requirements": ["DEDUP-KEY-LIST-ORDER"],
-            "tools": {{"f": {{"responses": [{{"answers": [{{"type": "return", "value": "ok"}}]}}]}}}},
-            "batches": [{{"calls": [{call}],
-              "expected": {{"f({{\"xs\": [{{\"b\": 1}}, {{\"a\": 2, \"c\": 0}}]}})": "ok"}},
-              "invocations": [{call}]}}]}}"#
-        ),
+    let case = calls_of_f(
+        &format!("[{call}]"),
+        r#"{"f({\"xs\": [{\"b\": 1}, {\"a\": 2, \"c\": 0}]})": "ok"}"#,
     );
     let blame = blame_batches(
         &case,

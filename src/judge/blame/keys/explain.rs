@@ -221,18 +221,5 @@ pub(in crate::judge::blame) fn keys_given(
 
 /// Two departures of the same setting cannot combine.
 fn same_kind(a: Departure, b: Departure) -> bool {
-    use Departure::*;
-    let kind = |d| match d {
-        Frame(..) => 0,
-        NameQuoted | NameEscaped => 1,
-        Separators(..) => 2,
-        KeysInInsertionOrder | KeysInObjectOrder | KeysSortedAtTopOnly | KeysSortedByUtf16 => 3,
-        ListsSorted => 4,
-        NotAscii | UppercaseHex => 5,
-        PythonLiterals => 6,
-        OneNumberType | FloatsAsIntegers | SafeFloatsAsIntegers | PythonNumbers | PythonFloats => 7,
-        AbsentArgsNull | AbsentArgsEmpty => 8,
-        ReadBack(_) | Respelled(_) => 9,
-    };
-    kind(a) == kind(b)
+    a.setting() == b.setting()
 }

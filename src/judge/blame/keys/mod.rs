@@ -72,16 +72,30 @@ impl Departure {
     /// numbers one key).
     pub(in crate::judge::blame) fn writes_numbers(self) -> bool {
         match self {
-            Departure::OneNumberType
-            | Departure::FloatsAsIntegers
-            | Departure::SafeFloatsAsIntegers
-            | Departure::PythonNumbers
-            | Departure::PythonFloats => true,
             // Read back, a key that differs only in the order of keys somewhere.
             Departure::ReadBack(requirement) | Departure::Respelled(requirement) => {
                 requirement != DEDUP_KEY_ORDER
             }
-            _ => false,
+            // A way of writing every number of a key.
+            other => other.setting() == Departure::OneNumberType.setting(),
+        }
+    }
+
+    /// The setting a departure changes: two of one setting cannot combine.
+    pub(in crate::judge::blame) fn setting(self) -> u8 {
+        use Departure::*;
+        match self {
+            Frame(..) => 0,
+            NameQuoted | NameEscaped => 1,
+            Separators(..) => 2,
+            KeysInInsertionOrder | KeysInObjectOrder | KeysSortedAtTopOnly | KeysSortedByUtf16 => 3,
+            ListsSorted => 4,
+            NotAscii | UppercaseHex => 5,
+            PythonLiterals => 6,
+            OneNumberType | FloatsAsIntegers | SafeFloatsAsIntegers | PythonNumbers
+            | PythonFloats => 7,
+            AbsentArgsNull | AbsentArgsEmpty => 8,
+            ReadBack(_) | Respelled(_) => 9,
         }
     }
 

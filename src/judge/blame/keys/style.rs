@@ -29,10 +29,9 @@ pub(super) enum NumberText {
     JsonStringify,
     /// Python's `repr` of the double, as if every number were a float (`1.0`, `1e+16`).
     PythonFloat,
-    /// Python's `json.dumps`, a float with no fraction first made the integer it equals.
-    IntegralFloatsAsIntegers,
-    /// The same, for floats below 2^53 in magnitude only.
-    SafeIntegralFloatsAsIntegers,
+    /// Python's `json.dumps`, a float with no fraction and a magnitude below `below` first
+    /// made the integer it equals (`f64::INFINITY`: every one).
+    IntegralFloatsAsIntegers { below: f64 },
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -99,9 +98,15 @@ impl KeyStyle {
             Departure::OneNumberType => self.numbers = NumberText::JsonStringify,
             Departure::PythonNumbers => self.numbers = NumberText::Python,
             Departure::PythonFloats => self.numbers = NumberText::PythonFloat,
-            Departure::FloatsAsIntegers => self.numbers = NumberText::IntegralFloatsAsIntegers,
+            Departure::FloatsAsIntegers => {
+                self.numbers = NumberText::IntegralFloatsAsIntegers {
+                    below: f64::INFINITY,
+                }
+            }
             Departure::SafeFloatsAsIntegers => {
-                self.numbers = NumberText::SafeIntegralFloatsAsIntegers
+                self.numbers = NumberText::IntegralFloatsAsIntegers {
+                    below: SAFE_INTEGER_BOUND,
+                }
             }
             Departure::AbsentArgsNull => self.absent = "null",
             Departure::AbsentArgsEmpty => self.absent = "",
@@ -221,13 +226,8 @@ impl KeyStyle {
         };
         match self.numbers {
             NumberText::Python => crate::json::dumps(value, crate::json::Style::PYTHON),
-            NumberText::IntegralFloatsAsIntegers => match value {
-                Value::Float(f) => crate::json::exact_integer(*f),
-                _ => None,
-            }
-            .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
-            NumberText::SafeIntegralFloatsAsIntegers => match value {
-                Value::Float(f) if f.abs() < SAFE_INTEGER_BOUND => crate::json::exact_integer(*f),
+            NumberText::IntegralFloatsAsIntegers { below } => match value {
+                Value::Float(f) if f.abs() < below => crate::json::exact_integer(*f),
                 _ => None,
             }
             .unwrap_or_else(|| crate::json::dumps(value, crate::json::Style::PYTHON)),
