@@ -164,6 +164,7 @@ fn protections(root: &Path, work: &Path) {
         cwd_outside: "/".into(),
         cwd: "/".into(),
         also: Vec::new(),
+        readable: Vec::new(),
         copies: Vec::new(),
         uid: parcall::grade::uids::LAST_UID,
         gid: parcall::grade::uids::LAST_UID,

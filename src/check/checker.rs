@@ -29,7 +29,9 @@ pub struct Checker<'s, 'o> {
 impl<'s, 'o> Checker<'s, 'o> {
     /// `subject`, judged by `judge` under the number model the subject declared.
     pub fn new(subject: &'s mut dyn Subject, judge: &Judge) -> Checker<'s, 'o> {
-        let judge = judge.under(subject.number_model());
+        let judge = judge
+            .under(subject.number_model())
+            .declaring(subject.runtime().cloned());
         Checker {
             subject,
             judge,
@@ -48,7 +50,7 @@ impl<'s, 'o> Checker<'s, 'o> {
     }
 
     /// Runs `cases` and returns their results, grouped by function in the order of
-    /// [`Function::ALL`]. Cases of a function the subject does not define fail as not
+    /// [`Function::EVERY`]. Cases of a function the subject does not define fail as not
     /// implemented, or are left out, as `undefined` says.
     /// Each case is copied once, as it is put to the subject.
     pub fn run_cases<'c, I>(&mut self, cases: I, undefined: Undefined) -> Vec<CaseResult>
@@ -56,7 +58,7 @@ impl<'s, 'o> Checker<'s, 'o> {
         I: IntoIterator<Item = &'c SpecCase> + Clone,
     {
         let mut results = Vec::with_capacity(cases.clone().into_iter().size_hint().0);
-        for function in Function::ALL {
+        for function in Function::EVERY {
             let mut of_function = cases
                 .clone()
                 .into_iter()

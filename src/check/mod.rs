@@ -17,7 +17,7 @@ use crate::fuzz::{self, CaseRunner};
 use crate::json::NumberModel;
 use crate::judge::CaseResult;
 use crate::process::Launch;
-use crate::protocol::{CaseAnswer, ImplementationInfo};
+use crate::protocol::{CaseAnswer, ImplementationInfo, RuntimeDeclaration};
 use crate::runner::{Runner, StartError};
 use crate::spec::{Function, SpecCase};
 use crate::subject::Subject;
@@ -34,6 +34,8 @@ pub struct Checked {
     /// The number model the implementation declared, which its cases were judged by
     /// (`python` when it could not start).
     pub number_model: NumberModel,
+    /// A runtime adapter's framework and declared policies.
+    pub runtime: Option<RuntimeDeclaration>,
     /// Every result: the replayed regressions and spec cases, then one entry per function
     /// for its generated cases.
     pub results: Vec<CaseResult>,
@@ -110,9 +112,13 @@ fn check(
     started: Instant,
 ) -> Checked {
     let functions = subject.functions().to_vec();
+    let runtime = subject.runtime().cloned();
     let mut checker = Checker::new(subject, plan.judge).observed(observer);
     let number_model = checker.judge().model();
-    let mut results = checker.run_cases(replayed.iter().chain(plan.cases), plan.undefined);
+    // Only the plan's functions: the spec's cases of another profile are not this run's.
+    let of_plan = |c: &&SpecCase| plan.functions.contains(&c.function());
+    let cases = replayed.iter().chain(plan.cases).filter(of_plan);
+    let mut results = checker.run_cases(cases, plan.undefined);
     let generated = if plan.fuzz > 0 {
         let settings = fuzz::Settings {
             shrink_each_requirement: plan.shrink_each_requirement,
@@ -136,6 +142,7 @@ fn check(
         implementation: None,
         functions,
         number_model,
+        runtime,
         results,
         generated,
         seed: plan.seed,
@@ -182,6 +189,7 @@ fn not_started(
         implementation: None,
         functions: Vec::new(),
         number_model: NumberModel::default(),
+        runtime: None,
         results,
         generated: Vec::new(),
         seed: plan.seed,

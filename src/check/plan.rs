@@ -43,7 +43,7 @@ impl<'a> Plan<'a> {
         Plan {
             spec,
             cases,
-            functions: &Function::ALL,
+            functions: &Function::EXERCISES,
             fuzz: 0,
             undefined: Undefined::Fail,
             shrink_each_requirement: false,

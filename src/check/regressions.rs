@@ -46,6 +46,11 @@ pub fn case_file(case: &SpecCase) -> CaseFile {
             topic: "regressions".into(),
             cases: vec![c.clone()],
         },
+        Case::Runtime(c) => CaseFile::RunToolCalls {
+            schema: None,
+            topic: "regressions".into(),
+            cases: vec![c.clone()],
+        },
     }
 }
 
@@ -53,6 +58,7 @@ fn cases_of(file: CaseFile, origin: &str) -> Vec<SpecCase> {
     let cases: Vec<Case> = match file {
         CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
         CaseFile::RunParallelCalls { cases, .. } => cases.into_iter().map(Case::Dedup).collect(),
+        CaseFile::RunToolCalls { cases, .. } => cases.into_iter().map(Case::Runtime).collect(),
     };
     cases
         .into_iter()
@@ -199,6 +205,10 @@ fn inputs(case: &SpecCase) -> String {
                 .collect::<Vec<_>>(),
         )),
         Case::Dedup(c) => json::to_value(&(
+            &c.tools,
+            c.batches.iter().map(|b| &b.calls).collect::<Vec<_>>(),
+        )),
+        Case::Runtime(c) => json::to_value(&(
             &c.tools,
             c.batches.iter().map(|b| &b.calls).collect::<Vec<_>>(),
         )),

@@ -51,6 +51,7 @@ fn new(run: &Checked, context: &Context<'_>) -> Report {
         implementation: run.implementation.clone(),
         functions: run.functions.clone(),
         number_model: run.number_model,
+        runtime: run.runtime.clone(),
         verdict: match &run.start_error {
             Some(error) if error.is_runner_failure() => Verdict::Error,
             _ => Verdict::DoesNotConform,

@@ -24,6 +24,12 @@ pub(super) enum CheckError {
     UnknownRequirement(String),
     #[error("the filters select no case (list the cases with `parcall spec list`)")]
     NothingSelected,
+    #[error("--function {function}: not a function of the {profile} profile (it belongs to --profile {belongs})")]
+    OutsideProfile {
+        function: Function,
+        profile: crate::spec::Profile,
+        belongs: crate::spec::Profile,
+    },
     #[error(transparent)]
     Expectations(#[from] crate::check::gate::ExpectationsError),
     #[error("{0}: was not read before the run")]
@@ -203,10 +209,7 @@ impl Plan {
         let selected = select(&spec, args)?;
         let filtered = !args.case.is_empty() || !args.requirement.is_empty();
         let fuzz = args.fuzz.unwrap_or(if filtered { 0 } else { DEFAULT_FUZZ });
-        let functions: Vec<Function> = Function::ALL
-            .into_iter()
-            .filter(|f| args.function.is_empty() || args.function.contains(f))
-            .collect();
+        let functions = profile_functions(args.profile, &args.function)?;
         let expectations = load_expectations(args)?;
         if let Some(dir) = args
             .save_failures
@@ -423,19 +426,36 @@ fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
 
 /// The command that reruns this check, without case filters.
 fn rerun_base(args: &CheckArgs) -> String {
+    let setting = RunSetting {
+        profile: args.profile,
+        python: &args.python,
+        node: &args.node,
+        readable: &args.process.readable,
+    };
     rerun_command(
         args.cmd.as_deref(),
         args.implementation.as_deref(),
         &args.spec,
+        &setting,
     )
 }
 
+/// What a rerun must repeat besides the implementation and the spec: the profile, the
+/// interpreters named, the folders the sandbox lets it read.
+pub(super) struct RunSetting<'a> {
+    pub(super) profile: crate::spec::Profile,
+    pub(super) python: &'a std::ffi::OsStr,
+    pub(super) node: &'a std::ffi::OsStr,
+    pub(super) readable: &'a [std::path::PathBuf],
+}
+
 /// `parcall check` of the program `cmd` or else of the module `implementation`, against
-/// `spec`: the start of every rerun command.
+/// `spec`, as `setting` says: the start of every rerun command.
 pub(super) fn rerun_command(
     cmd: Option<&str>,
     implementation: Option<&std::path::Path>,
     spec: &SpecArg,
+    setting: &RunSetting<'_>,
 ) -> String {
     let mut words = vec!["parcall".to_owned(), "check".to_owned()];
     if let Some(cmd) = cmd {
@@ -448,7 +468,55 @@ pub(super) fn rerun_command(
         words.push("--spec".into());
         words.push(dir.display().to_string());
     }
+    if setting.profile != crate::spec::Profile::default() {
+        words.push("--profile".into());
+        words.push(setting.profile.to_string());
+    }
+    for (flag, program, default) in [
+        ("--python", setting.python, "python3"),
+        ("--node", setting.node, "node"),
+    ] {
+        if program != default {
+            words.push(flag.into());
+            words.push(program.to_string_lossy().into_owned());
+        }
+    }
+    for folder in setting.readable {
+        words.push("--readable".into());
+        words.push(relative_to_cwd(folder));
+    }
     shell_words::join(words)
+}
+
+/// `folder` as the caller named it, relative to the current folder when it is inside it
+/// (`--readable` keeps absolute paths, which a rerun from the same place need not spell).
+fn relative_to_cwd(folder: &std::path::Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    folder
+        .strip_prefix(&cwd)
+        .unwrap_or(folder)
+        .display()
+        .to_string()
+}
+
+/// The functions of `profile` a run checks: the ones `--function` names, or all of them.
+pub(super) fn profile_functions(
+    profile: crate::spec::Profile,
+    named: &[Function],
+) -> Result<Vec<Function>, CheckError> {
+    if let Some(&function) = named.iter().find(|f| f.profile() != profile) {
+        return Err(CheckError::OutsideProfile {
+            function,
+            profile,
+            belongs: function.profile(),
+        });
+    }
+    Ok(profile
+        .functions()
+        .iter()
+        .copied()
+        .filter(|f| named.is_empty() || named.contains(f))
+        .collect())
 }
 
 /// The spec cases the filters select. A filter that selects nothing is a usage error: it is
@@ -460,12 +528,16 @@ fn select(spec: &Spec, args: &CheckArgs) -> Result<Option<Vec<SpecCase>>, CheckE
             return Err(CheckError::UnknownRequirement(id.clone()));
         }
     }
-    if args.function.is_empty() && args.case.is_empty() && args.requirement.is_empty() {
+    let in_profile = |c: &SpecCase| c.function().profile() == args.profile;
+    let everything = spec.cases.iter().all(in_profile);
+    if everything && args.function.is_empty() && args.case.is_empty() && args.requirement.is_empty()
+    {
         return Ok(None);
     }
     let selected: Vec<SpecCase> = spec
         .cases
         .iter()
+        .filter(|c| in_profile(c))
         .filter(|c| args.function.is_empty() || args.function.contains(&c.function()))
         .filter(|c| {
             args.case.is_empty() || args.case.iter().any(|g| crate::spec::glob_match(g, c.id()))

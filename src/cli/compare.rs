@@ -22,6 +22,8 @@ enum SetupError {
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
     #[error(transparent)]
+    Profile(#[from] super::check::CheckError),
+    #[error(transparent)]
     Prepare(#[from] PrepareError),
 }
 
@@ -36,10 +38,11 @@ pub(super) fn run(args: CompareArgs) -> anyhow::Result<i32> {
         Ok(spec) => spec,
         Err(error) => return Ok(usage(&SetupError::from(error))),
     };
-    let functions: Vec<Function> = Function::ALL
-        .into_iter()
-        .filter(|f| args.function.is_empty() || args.function.contains(f))
-        .collect();
+    let functions: Vec<Function> =
+        match super::check::profile_functions(args.profile, &args.function) {
+            Ok(functions) => functions,
+            Err(error) => return Ok(usage(&SetupError::from(error))),
+        };
     let cases: Vec<SpecCase> = spec
         .cases
         .iter()
@@ -65,6 +68,7 @@ pub(super) fn run(args: CompareArgs) -> anyhow::Result<i32> {
             deadline: Some(Instant::now() + args.budget),
             ..Settings::default()
         },
+        runs: args.runs,
         jobs: args.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }),
@@ -115,18 +119,24 @@ fn verdict(report: &Report) -> &'static str {
 fn prepare(args: &CompareArgs) -> Result<Vec<Entry>, PrepareError> {
     let limits = args.process.limits();
     let env = args.process.env();
+    let setting = super::check::RunSetting {
+        profile: args.profile,
+        python: &args.python,
+        node: &args.node,
+        readable: &args.process.readable,
+    };
     let mut entries = Vec::new();
     for path in &args.implementations {
         let prepared = adapters::module_or_manifest(path, &args.python, &args.node, limits)?;
         entries.push(Entry {
             prepared: prepared.contained(&env),
-            rerun_base: rerun_command(None, Some(path), &args.spec),
+            rerun_base: rerun_command(None, Some(path), &args.spec, &setting),
         });
     }
     for line in &args.cmd {
         entries.push(Entry {
             prepared: adapters::command(line, limits)?.contained(&env),
-            rerun_base: rerun_command(Some(line), None, &args.spec),
+            rerun_base: rerun_command(Some(line), None, &args.spec, &setting),
         });
     }
     Ok(entries)

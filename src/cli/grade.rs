@@ -86,7 +86,7 @@ fn parse_shard(text: &str) -> Result<(usize, usize), GradeError> {
 fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     let spec = args.spec.load()?;
     let functions: Vec<Function> = if args.function.is_empty() {
-        Function::ALL.to_vec()
+        Function::EXERCISES.to_vec()
     } else {
         args.function.clone()
     };
@@ -236,7 +236,7 @@ pub(super) fn summarize(
     seed: u64,
     functions: &[Function],
 ) -> std::io::Result<()> {
-    let note = if Function::ALL.iter().all(|f| functions.contains(f)) {
+    let note = if Function::EXERCISES.iter().all(|f| functions.contains(f)) {
         formats::one_exercise_note(graded)
     } else {
         None

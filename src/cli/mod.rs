@@ -235,7 +235,11 @@ pub struct CheckArgs {
     pub node: std::ffi::OsString,
     #[command(flatten)]
     pub spec: SpecArg,
-    /// Only cases of this function (repeatable).
+    /// Which part of the spec to check: the two exercises, or `runtime`, an agent
+    /// framework's tool execution behind a runtime adapter (docs/runtime-adapters.md).
+    #[arg(long, value_enum, default_value = "exercise")]
+    pub profile: crate::spec::Profile,
+    /// Only cases of this function (repeatable); it must belong to the profile.
     #[arg(long, value_enum)]
     pub function: Vec<crate::spec::Function>,
     /// Only cases whose id matches this glob, `*` and `?` allowed (repeatable).
@@ -326,6 +330,10 @@ pub struct CompareArgs {
     pub node: std::ffi::OsString,
     #[command(flatten)]
     pub spec: SpecArg,
+    /// Which part of the spec to compare on: the two exercises, or `runtime`, agent
+    /// frameworks behind runtime adapters (docs/runtime-adapters.md).
+    #[arg(long, value_enum, default_value = "exercise")]
+    pub profile: crate::spec::Profile,
     /// Compare only this function (repeatable); its requirements are the rows.
     #[arg(long, value_enum)]
     pub function: Vec<crate::spec::Function>,
@@ -339,6 +347,10 @@ pub struct CompareArgs {
     /// Implementations checked at once (default: the number of cores).
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = values::jobs)]
     pub jobs: Option<usize>,
+    /// Check every implementation this many times with the same cases: a cell whose verdict
+    /// differs between runs is flagged flaky (its verdict is the failing run's).
+    #[arg(long, value_name = "N", default_value = "1", allow_negative_numbers = true, value_parser = values::jobs)]
+    pub runs: usize,
     /// The format written to stdout.
     #[arg(long, value_enum, default_value = "human")]
     pub format: crate::compare::render::Format,
@@ -379,6 +391,11 @@ pub struct ProcessArgs {
     /// Pass every environment variable to the implementation (secrets included).
     #[arg(long)]
     pub inherit_env: bool,
+    /// A folder the sandbox lets the implementation read, bound read-only at its place
+    /// (repeatable): the virtual environment or node_modules a runtime adapter's framework
+    /// is installed in (docs/runtime-adapters.md). Nothing else of the machine is visible.
+    #[arg(long, value_name = "DIR", value_parser = values::existing_folder)]
+    pub readable: Vec<std::path::PathBuf>,
 }
 
 impl ProcessArgs {
@@ -396,6 +413,7 @@ impl ProcessArgs {
         crate::subject::environment::EnvPolicy {
             inherit: self.inherit_env,
             pass: self.pass_env.clone(),
+            readable: self.readable.clone(),
         }
     }
 }

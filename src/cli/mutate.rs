@@ -83,7 +83,7 @@ pub(super) fn run(args: MutateArgs) -> anyhow::Result<i32> {
         python: args.python.clone(),
         limits: limits(&args),
         env: EnvPolicy::default(),
-        drawn: crate::fuzz::Drawn::new(&spec.cases, &Function::ALL, args.fuzz, seed),
+        drawn: crate::fuzz::Drawn::new(&spec.cases, &Function::EXERCISES, args.fuzz, seed),
         judge: crate::judge::Judge::new(Default::default()),
     };
     let functions = match baseline(&trial, &workspace, &source) {

@@ -50,7 +50,7 @@ pub(super) fn run(command: SpecCommand) -> anyhow::Result<i32> {
         }
         SpecCommand::Check { spec } => {
             let spec = load(&spec)?;
-            for function in spec::Function::ALL {
+            for function in spec::Function::EVERY {
                 let cases = spec
                     .cases
                     .iter()
@@ -82,6 +82,7 @@ fn find(spec: &Spec, id: &str) -> Option<Value> {
         return Some(match &*case.case {
             spec::Case::Exec(c) => json::to_value(c),
             spec::Case::Dedup(c) => json::to_value(c),
+            spec::Case::Runtime(c) => json::to_value(c),
         });
     }
     Some(json::to_value(spec.requirement(id)?))
@@ -108,7 +109,7 @@ pub(super) fn export(
         }
         spec::Source::Dir(_) => write_loaded(dir, spec)?,
     };
-    for function in Function::ALL {
+    for function in Function::EVERY {
         if generated == 0 {
             break;
         }
@@ -183,13 +184,17 @@ fn merged_case_file(cases: &[crate::spec::SpecCase], topic: &str) -> Option<spec
                 CaseFile::RunParallelCalls { cases: a, .. },
                 CaseFile::RunParallelCalls { cases: b, .. },
             ) => a.extend(b),
+            (CaseFile::RunToolCalls { cases: a, .. }, CaseFile::RunToolCalls { cases: b, .. }) => {
+                a.extend(b)
+            }
             _ => {}
         }
         all
     })?;
     match &mut file {
         CaseFile::ExecuteToolCalls { topic: t, .. }
-        | CaseFile::RunParallelCalls { topic: t, .. } => *t = topic.to_owned(),
+        | CaseFile::RunParallelCalls { topic: t, .. }
+        | CaseFile::RunToolCalls { topic: t, .. } => *t = topic.to_owned(),
     }
     Some(file)
 }
@@ -232,6 +237,7 @@ fn strip_latency(case: &mut crate::spec::SpecCase) {
             Dispatch::Sandbox => return,
         },
         Case::Dedup(c) => &mut c.tools,
+        Case::Runtime(c) => &mut c.tools,
     };
     scripts.values_mut().for_each(ToolScript::clear_latency);
 }

@@ -38,6 +38,15 @@ pub enum ValueError {
     },
 }
 
+/// A folder that exists, made absolute: a sandbox binds it at its place.
+pub fn existing_folder(text: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::Path::new(text);
+    if !path.is_dir() {
+        return Err(format!("{text}: no such folder"));
+    }
+    std::path::absolute(path).map_err(|e| format!("{text}: {e}"))
+}
+
 /// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).
 pub fn seconds(text: &str) -> Result<Duration, ValueError> {
     refuse_negative(

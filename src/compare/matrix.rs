@@ -5,8 +5,8 @@
 
 use crate::json::{NumberModel, Value};
 use crate::judge::blame::ids::CHECKED;
-use crate::judge::OutcomeKind;
-use crate::protocol::ImplementationInfo;
+use crate::judge::{Failure, Outcome, OutcomeKind};
+use crate::protocol::{ImplementationInfo, RuntimeDeclaration};
 use crate::report::{self, CaseReport, Report, RequirementSummary, Verdict};
 use crate::spec::{Function, Requirement};
 use schemars::JsonSchema;
@@ -36,6 +36,9 @@ pub struct Matrix {
     pub implementations: Vec<Column>,
     /// The rows, in the spec's order; each has one cell per implementation.
     pub requirements: Vec<Row>,
+    /// How many times each implementation was checked with the same cases (`--runs`).
+    #[serde(default, skip_serializing_if = "is_one")]
+    pub runs: usize,
     /// Wall time of the whole comparison, in milliseconds.
     pub duration_ms: f64,
     /// Always `true`, and always the last field: a file cut short lacks it.
@@ -54,6 +57,9 @@ pub struct Column {
     pub functions: Vec<Function>,
     /// The number model it declared, which its answers were judged by (RULES E).
     pub number_model: NumberModel,
+    /// For a runtime adapter: the framework, its version and the policies it declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<RuntimeDeclaration>,
     /// It defines only some of the functions compared: the rows of the others say
     /// `not_defined`.
     pub partial: bool,
@@ -97,6 +103,10 @@ pub struct Cell {
     pub not_run: usize,
     /// The smallest case that broke it (the least input to read), when one did.
     pub smallest_failure: Option<FailingCase>,
+    /// The verdict differed between runs of the same cases (`compare --runs 2` or more):
+    /// the implementation, not the seed, decides differently from one run to the next.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// A cell's verdict. It depends on the implementation, not on the seed, wherever the
@@ -135,8 +145,36 @@ pub struct FailingCase {
     pub outcome: OutcomeKind,
     /// The arguments of every batch up to the one that failed.
     pub inputs: Vec<Value>,
+    /// Why the case breaks the requirement, as its check says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<String>,
+    /// What the implementation gave in the failing batch: its output, or what it raised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub returned: Option<Value>,
     /// A command that reruns it against this implementation alone.
     pub rerun: String,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+impl Matrix {
+    /// Reads `other`, a run of the same implementations on the same cases: a cell whose
+    /// verdict differs is flaky, and takes the failing run's verdict and evidence.
+    pub fn flag_flaky(&mut self, other: &Matrix) {
+        for (row, other_row) in self.requirements.iter_mut().zip(&other.requirements) {
+            for (cell, other_cell) in row.cells.iter_mut().zip(&other_row.cells) {
+                if cell.verdict == other_cell.verdict {
+                    continue;
+                }
+                if other_cell.verdict == CellVerdict::Failed {
+                    *cell = other_cell.clone();
+                }
+                cell.flaky = true;
+            }
+        }
+    }
 }
 
 /// The column of `report`, compared on `functions`.
@@ -152,6 +190,7 @@ pub fn column(report: &Report, functions: &[Function]) -> Column {
         implementation: report.implementation.clone(),
         functions: report.functions.clone(),
         number_model: report.number_model,
+        runtime: report.runtime.clone(),
         partial: report.error.is_none() && functions.iter().any(|f| !report.functions.contains(f)),
         verdict: report.verdict,
         error: report.error_headline.clone(),
@@ -173,6 +212,7 @@ pub fn cell(report: &Report, requirement: &Requirement) -> Cell {
             failed: 0,
             not_run: 0,
             smallest_failure: None,
+            flaky: false,
         };
     }
     let summary = report.requirements.iter().find(|r| r.id == requirement.id);
@@ -191,6 +231,7 @@ pub fn cell(report: &Report, requirement: &Requirement) -> Cell {
         failed,
         not_run,
         smallest_failure,
+        flaky: false,
     }
 }
 
@@ -224,8 +265,24 @@ fn smallest_failure(report: &Report, id: &str, scored: bool) -> Option<FailingCa
             id: case.id.clone(),
             outcome: case.outcome,
             inputs: case.inputs.clone(),
+            diagnosis: case
+                .charges
+                .iter()
+                .find(|c| c.requirement == id)
+                .map(|c| c.diagnosis.clone()),
+            returned: returned(&case.detail),
             rerun: case.rerun.clone(),
         })
+}
+
+/// What the implementation gave in the batch that failed: its output, or the text of what
+/// it raised.
+fn returned(outcome: &Outcome) -> Option<Value> {
+    match outcome {
+        Outcome::Fail(Failure::WrongOutput { actual, .. }) => Some(actual.clone()),
+        Outcome::Fail(Failure::Exception { message, .. }) => Some(Value::from(message.as_str())),
+        _ => None,
+    }
 }
 
 /// The JSON Schema of `parcall compare --format json`.

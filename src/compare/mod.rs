@@ -39,6 +39,8 @@ pub struct Plan<'a> {
     pub settings: Settings,
     /// Implementations checked at once.
     pub jobs: usize,
+    /// Checks of each implementation with the same cases; cells that differ are flaky.
+    pub runs: usize,
 }
 
 /// Checks every entry as `plan` says, `plan.jobs` at a time, and returns the matrix and
@@ -59,15 +61,22 @@ pub fn compare(
         on_done(&report);
         report
     };
-    let reports: Vec<Report> = match rayon::ThreadPoolBuilder::new()
+    let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.jobs.max(1))
-        .build()
-    {
-        Ok(pool) => pool.install(|| entries.par_iter().map(check_one).collect()),
-        // No threads to be had: one at a time.
-        Err(_) => entries.iter().map(check_one).collect(),
+        .build();
+    let check_all = || -> Vec<Report> {
+        match &pool {
+            Ok(pool) => pool.install(|| entries.par_iter().map(check_one).collect()),
+            // No threads to be had: one at a time.
+            Err(_) => entries.iter().map(check_one).collect(),
+        }
     };
+    let reports = check_all();
     let mut matrix = build(plan, &reports);
+    for _ in 1..plan.runs {
+        matrix.flag_flaky(&build(plan, &check_all()));
+    }
+    matrix.runs = plan.runs.max(1);
     matrix.duration_ms = started.elapsed().as_secs_f64() * 1e3;
     (matrix, reports)
 }
@@ -128,6 +137,7 @@ pub fn build(plan: &Plan<'_>, reports: &[Report]) -> Matrix {
             .map(|report| matrix::column(report, plan.functions))
             .collect(),
         requirements,
+        runs: 1,
         duration_ms: 0.0,
         complete: true,
     }

@@ -4,7 +4,8 @@
 //! input) is escaped for where it is shown.
 
 use super::matrix::{Cell, CellVerdict, Column, FailingCase, Matrix, Row};
-use crate::json::{dumps, Style};
+use crate::json::{dumps, Style, Value};
+use crate::protocol::RuntimePolicies;
 use crate::report::html::{escape, page_start};
 use crate::report::{markdown_cell, Palette, Verdict};
 use crate::text::terminal;
@@ -61,13 +62,25 @@ pub fn write(
 /// only some of the functions, why it could not be checked.
 fn column_notes(column: &Column) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(info) = &column.implementation {
+    // A runtime adapter's handshake names its framework, said below with more.
+    if let Some(info) = column
+        .implementation
+        .as_ref()
+        .filter(|_| column.runtime.is_none())
+    {
         notes.push(format!(
             "{} ({} {})",
             info.name, info.language, info.version
         ));
     }
     notes.push(format!("number model {}", column.number_model));
+    if let Some(runtime) = &column.runtime {
+        notes.push(format!(
+            "{} {} via {}",
+            runtime.framework, runtime.version, runtime.entry
+        ));
+        notes.push(format!("declares: {}", policies_text(&runtime.policies)));
+    }
     if column.partial {
         let defined: Vec<String> = column.functions.iter().map(|f| f.to_string()).collect();
         notes.push(format!("defines only {}", defined.join(", ")));
@@ -78,14 +91,45 @@ fn column_notes(column: &Column) -> Vec<String> {
     notes
 }
 
+/// A runtime adapter's declared policies, in words.
+fn policies_text(policies: &RuntimePolicies) -> String {
+    let word = |value: Option<String>| value.unwrap_or_else(|| "no policy".into());
+    format!(
+        "missing id {}; shared ids {}; at most {} at once; error text {}",
+        word(policies.missing_id.map(|p| plain(&p))),
+        word(policies.duplicate_ids.map(|p| plain(&p))),
+        policies
+            .max_parallel
+            .map_or("any number".to_owned(), |n| n.to_string()),
+        policies
+            .error_content
+            .as_deref()
+            .map_or("none (tool exceptions are not caught)".to_owned(), |t| {
+                dumps(&Value::from(t), Style::PYTHON)
+            })
+    )
+}
+
+/// A unit enum as its serialized name (`generated`, `each`).
+fn plain<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// `failed/cases` and what was not run: the counts behind a verdict.
 fn counts(cell: &Cell) -> String {
+    let flaky = if cell.flaky { ", flaky" } else { "" };
     match cell.verdict {
         CellVerdict::NotDefined => String::new(),
         _ if cell.not_run > 0 => {
-            format!("{}/{}, {} not run", cell.failed, cell.cases, cell.not_run)
+            format!(
+                "{}/{}, {} not run{flaky}",
+                cell.failed, cell.cases, cell.not_run
+            )
         }
-        _ => format!("{}/{}", cell.failed, cell.cases),
+        _ => format!("{}/{}{flaky}", cell.failed, cell.cases),
     }
 }
 
@@ -278,9 +322,50 @@ fn markdown(matrix: &Matrix, out: &mut dyn Write) -> io::Result<()> {
                 requirements.join(", "),
                 terminal::line(&case.rerun).replace("```", "` ` `")
             )?;
+            for (label, text) in evidence(case) {
+                writeln!(out, "\n  {label}: `{}`", markdown_code(&text))?;
+            }
         }
     }
     Ok(())
+}
+
+/// What a failing case shows, each as one line: why it breaks its requirement, the calls,
+/// and what the implementation gave.
+fn evidence(case: &FailingCase) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    if let Some(diagnosis) = &case.diagnosis {
+        lines.push(("why", diagnosis.clone()));
+    }
+    for input in &case.inputs {
+        lines.push(("input", dumps(input, Style::PYTHON)));
+    }
+    if let Some(returned) = &case.returned {
+        let text = match returned {
+            Value::Str(text) => text.to_string(),
+            other => dumps(other, Style::PYTHON),
+        };
+        lines.push(("returned", text));
+    }
+    lines
+        .into_iter()
+        .map(|(label, text)| (label, shortened(&text, 600)))
+        .collect()
+}
+
+/// `text` on one line, cut to `limit` characters (and said so).
+fn shortened(text: &str, limit: usize) -> String {
+    let line = text.replace('\n', "\\n");
+    if line.chars().count() <= limit {
+        return line;
+    }
+    let cut: String = line.chars().take(limit).collect();
+    format!("{cut}… (cut)")
+}
+
+/// Text inside a Markdown code span: backticks cannot end it early.
+fn markdown_code(text: &str) -> String {
+    markdown_cell(text).replace('`', "ˋ")
 }
 
 fn level(row: &Row) -> String {
@@ -387,9 +472,20 @@ fn html_failures(page: &mut String, matrix: &Matrix) {
                 .iter()
                 .map(|input| dumps(input, Style::PRETTY))
                 .collect();
+            let mut shown = String::new();
+            if let Some(diagnosis) = &case.diagnosis {
+                let _ = write!(shown, "<p class=\"why\">{}</p>", escape(diagnosis));
+            }
+            if let Some(returned) = &case.returned {
+                let _ = write!(
+                    shown,
+                    "<p>returned:</p><pre class=\"returned\">{}</pre>",
+                    escape(&dumps(returned, Style::PRETTY))
+                );
+            }
             let _ = write!(
                 page,
-                "<section id=\"{}\"><h3>{} · {} · breaks {}</h3><pre>{}</pre><p>rerun: <code>{}</code></p></section>",
+                "<section id=\"{}\"><h3>{} · {} · breaks {}</h3>{shown}<p>input:</p><pre>{}</pre><p>rerun: <code>{}</code></p></section>",
                 anchor(index, case),
                 escape(&case.id),
                 case.outcome,

@@ -6,7 +6,7 @@ use super::materialize;
 use super::Settings;
 use crate::generate::cases::{
     dedup_input, dedup_long_input, dedup_plain_input, exec_input, exec_long_input,
-    exec_plain_input, variant_input, GeneratedInput,
+    exec_plain_input, runtime_input, variant_input, GeneratedInput,
 };
 use crate::json::Value;
 use crate::judge::blame::applicable;
@@ -23,6 +23,7 @@ pub(super) fn short(function: Function) -> &'static str {
     match function {
         Function::ExecuteToolCalls => "exec",
         Function::RunParallelCalls => "dedup",
+        Function::RunToolCalls => "runtime",
     }
 }
 
@@ -43,6 +44,7 @@ fn strategy(function: Function, spec_cases: &[SpecCase]) -> BoxedStrategy<Genera
     let random = match function {
         Function::ExecuteToolCalls => exec_input().boxed(),
         Function::RunParallelCalls => dedup_input().boxed(),
+        Function::RunToolCalls => runtime_input().boxed(),
     };
     if of_function.is_empty() {
         return random;
@@ -265,10 +267,12 @@ impl<'p> Generator<'p> {
             plain: match function {
                 Function::ExecuteToolCalls => exec_plain_input().boxed(),
                 Function::RunParallelCalls => dedup_plain_input().boxed(),
+                Function::RunToolCalls => runtime_input().boxed(),
             },
             long: match function {
                 Function::ExecuteToolCalls => exec_long_input().boxed(),
                 Function::RunParallelCalls => dedup_long_input().boxed(),
+                Function::RunToolCalls => runtime_input().boxed(),
             },
             count,
             public: Public::new(spec_cases, function),
@@ -459,6 +463,18 @@ fn witness_rank(case: &Case, shows: &BTreeSet<String>) -> (usize, usize, usize) 
             let errors = b.expected.values().filter(|v| is_error(v)).count();
             (e + errors, n + list_len(&b.calls))
         }),
+        // A runtime case states no expected messages: its raising answers are its errors.
+        Case::Runtime(c) => {
+            let raises = c
+                .tools
+                .values()
+                .flat_map(|s| &s.responses)
+                .flat_map(|r| &r.answers)
+                .filter(|a| matches!(a, crate::spec::Answer::Raise { .. }))
+                .count();
+            let calls = c.batches.iter().map(|b| list_len(&b.calls)).sum();
+            (raises, calls)
+        }
     };
     (errors, shows.len(), calls)
 }
@@ -503,10 +519,8 @@ pub fn generated_cases(
         .filter_map(|index| generator.case(index).map(|(_, case)| case))
         .map(|mut case| {
             let applicable = applicable(&case.case);
-            match std::sync::Arc::make_mut(&mut case.case) {
-                Case::Exec(c) => c.requirements = applicable.into_iter().collect(),
-                Case::Dedup(c) => c.requirements = applicable.into_iter().collect(),
-            }
+            std::sync::Arc::make_mut(&mut case.case)
+                .set_requirements(applicable.into_iter().collect());
             case
         })
         .collect()
@@ -523,7 +537,7 @@ mod tests {
     #[test]
     fn each_requirements_own_slot_shows_it_cleanly_and_at_scale_where_it_needs_one() {
         let spec = crate::spec::Spec::embedded().unwrap();
-        for function in Function::ALL {
+        for function in Function::EXERCISES {
             for seed in 1..=10 {
                 let mut generator = Generator::new(function, &spec.cases, seed, 150);
                 let own = generator.own_slots.clone();

@@ -10,7 +10,7 @@ use super::shrink::shrink;
 use super::{CaseRunner, Settings, Summary};
 use crate::judge::{CaseResult, Judge};
 use crate::protocol::{Answer, CaseAnswer};
-use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, Origin, SpecCase};
+use crate::spec::{Case, DedupCase, Dispatch, ExecCase, Function, Origin, RuntimeCase, SpecCase};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most requirements a grading run shrinks its own counterexample for; the others (and
@@ -79,17 +79,11 @@ pub(super) fn counterexamples_per_requirement(
 }
 
 pub(super) fn rename(case: &mut SpecCase, id: &str) {
-    match std::sync::Arc::make_mut(&mut case.case) {
-        Case::Exec(c) => c.id = id.to_owned(),
-        Case::Dedup(c) => c.id = id.to_owned(),
-    }
+    std::sync::Arc::make_mut(&mut case.case).set_id(id.to_owned());
 }
 
 fn set_description(case: &mut SpecCase, description: String) {
-    match std::sync::Arc::make_mut(&mut case.case) {
-        Case::Exec(c) => c.description = description,
-        Case::Dedup(c) => c.description = description,
-    }
+    std::sync::Arc::make_mut(&mut case.case).set_description(description);
 }
 
 /// The id of the generated entry in reports.
@@ -117,6 +111,13 @@ pub(super) fn passing_entry(
             batches: Vec::new(),
         }),
         Function::RunParallelCalls => Case::Dedup(DedupCase {
+            id,
+            description,
+            requirements,
+            tools: Default::default(),
+            batches: Vec::new(),
+        }),
+        Function::RunToolCalls => Case::Runtime(RuntimeCase {
             id,
             description,
             requirements,
@@ -166,8 +167,5 @@ pub(super) fn about_its_charges(result: &mut CaseResult) {
         .into_iter()
         .map(str::to_owned)
         .collect();
-    match std::sync::Arc::make_mut(&mut result.case.case) {
-        Case::Exec(c) => c.requirements = charged,
-        Case::Dedup(c) => c.requirements = charged,
-    }
+    std::sync::Arc::make_mut(&mut result.case.case).set_requirements(charged);
 }

@@ -93,10 +93,8 @@ impl Findings<'_> {
 
 /// How big a case is, to pick the smallest charged to a requirement: the text of its calls.
 pub(super) fn case_size(result: &CaseResult) -> usize {
-    match &*result.case.case {
-        Case::Exec(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
-        Case::Dedup(c) => c.batches.iter().map(|b| b.calls.to_string().len()).sum(),
-    }
+    let calls = result.case.case.batch_calls();
+    calls.iter().map(|calls| calls.to_string().len()).sum()
 }
 
 /// Adds what one generated case said about each requirement. A generated case that is not
@@ -185,6 +183,11 @@ fn batch_texts(case: &Case) -> Vec<String> {
             .map(|b| dumps(&b.calls, Style::CANONICAL))
             .collect(),
         Case::Dedup(c) => c
+            .batches
+            .iter()
+            .map(|b| dumps(&b.calls, Style::CANONICAL))
+            .collect(),
+        Case::Runtime(c) => c
             .batches
             .iter()
             .map(|b| dumps(&b.calls, Style::CANONICAL))

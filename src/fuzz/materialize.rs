@@ -6,7 +6,9 @@ use crate::generate::cases::GeneratedInput;
 use crate::json::{self, NumberModel, Value};
 use crate::judge::runs::{run_dedup, run_exec};
 use crate::reference::{DomainError, Execution};
-use crate::spec::{Case, DedupBatch, DedupCase, ExecBatch, ExecCase, Origin, SpecCase};
+use crate::spec::{
+    Case, DedupBatch, DedupCase, ExecBatch, ExecCase, Origin, RuntimeBatch, RuntimeCase, SpecCase,
+};
 
 /// The case of `input`, with expectations from the reference. The input moves into the case:
 /// a generated input is drawn to become one case, and copying its calls and scripts was a
@@ -67,6 +69,17 @@ pub fn materialize(
                     .collect(),
             })
         }
+        // What a runtime must do follows from its calls and scripts: nothing to compute.
+        GeneratedInput::Runtime { tools, batches } => Case::Runtime(RuntimeCase {
+            id: id.to_owned(),
+            description: description.to_owned(),
+            requirements: Vec::new(),
+            tools,
+            batches: batches
+                .into_iter()
+                .map(|calls| RuntimeBatch { calls })
+                .collect(),
+        }),
     };
     Ok(SpecCase {
         origin,

@@ -245,7 +245,7 @@ pub fn exercism(graded: &Graded) -> Value {
                 "name": format!("{}: {}", r.id, r.statement),
                 "status": if passed { "pass" } else { "fail" },
                 "test_code": format!("parcall requirement {} ({} cases)", r.id, r.cases),
-                "task_id": match r.function { Function::ExecuteToolCalls => 1, Function::RunParallelCalls => 2 },
+                "task_id": match r.function { Function::ExecuteToolCalls => 1, Function::RunParallelCalls => 2, Function::RunToolCalls => 3 },
             });
             if !passed {
                 test["message"] = json!(feedback(graded, r));
@@ -331,7 +331,7 @@ pub fn one_exercise_note(graded: &[Entry]) -> Option<String> {
     if !started.iter().all(|g| g.functions == [*only]) {
         return None;
     }
-    let missing = Function::ALL
+    let missing = Function::EXERCISES
         .into_iter()
         .find(|f| f != only)
         .expect("two functions");
@@ -342,7 +342,7 @@ pub fn one_exercise_note(graded: &[Entry]) -> Option<String> {
 
 /// Every function some submission of `class` defines.
 pub fn defined_in(class: &[Entry]) -> Vec<Function> {
-    Function::ALL
+    Function::EXERCISES
         .into_iter()
         .filter(|f| class.iter().any(|g| g.functions.contains(f)))
         .collect()
@@ -458,6 +458,7 @@ mod tests {
                 implementation: None,
                 functions: Vec::new(),
                 number_model: NumberModel::Python,
+                runtime: None,
                 verdict: Verdict::DoesNotConform,
                 error: None,
                 error_headline: None,

@@ -312,6 +312,7 @@ impl Grading<'_> {
             implementation: None,
             functions: Vec::new(),
             number_model: Default::default(),
+            runtime: None,
             results: Vec::new(),
             generated: Vec::new(),
             seed: self.seed,

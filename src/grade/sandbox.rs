@@ -147,6 +147,7 @@ pub fn canary_cases(cases: &[SpecCase], functions: &[Function]) -> Vec<SpecCase>
                 })
                 .max(),
             Case::Dedup(c) => c.batches.iter().map(|b| length(&b.calls)).max(),
+            Case::Runtime(c) => c.batches.iter().map(|b| length(&b.calls)).max(),
         };
         largest.unwrap_or(0)
     };
@@ -255,6 +256,7 @@ impl Sandbox {
                 clear_env: true,
                 current_dir: None,
                 limits,
+                readable: Vec::new(),
             },
             folder: folder.clone(),
             group: None,
@@ -355,6 +357,7 @@ impl Sandbox {
             }
         };
         let plan = jail::assemble(jail::Request {
+            readable: Vec::new(),
             argv: launch::command_line(&inner)
                 .into_iter()
                 .map(PathBuf::from)
@@ -469,6 +472,7 @@ impl Wrap for Plain<'_> {
             clear_env: true,
             current_dir: Some(self.home.clone()),
             limits: inner.limits,
+            readable: Vec::new(),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod expected;
 mod invocations;
 mod outcome;
 pub mod runs;
+pub mod runtime;
 mod verdict;
 
 pub use blame::{blame, blame_in, Blame, Charge, GeneratedTally};
@@ -51,6 +52,7 @@ pub fn expectations(case: &Case) -> Vec<(Value, Vec<Value>)> {
                 )
             })
             .collect(),
+        Case::Runtime(c) => runtime::expectations(c),
     }
 }
 
@@ -166,6 +168,12 @@ pub fn judge_prefix_in(model: NumberModel, case: &Case, runs: &[BatchRun]) -> Ou
                     });
                 }
                 input.invocations.iter().map(dedup_invocation).collect()
+            }
+            // A runtime case is read by properties over all its batches at once.
+            Case::Runtime(runtime) => {
+                let ended: Vec<runtime::Ended<'_>> =
+                    runs.iter().map(runtime::Ended::Returned).collect();
+                return runtime::verdict_in(model, runtime, &ended, None).0;
             }
         };
         let diff = multiset_difference(&invocations, &run.invocations);

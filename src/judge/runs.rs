@@ -6,10 +6,12 @@
 use super::{dedup_invocation, exec_invocation, BatchRun};
 use crate::json::{NumberModel, Object, Value};
 use crate::reference::{
-    execute_tool_calls, input, run_parallel_calls_in, DomainError, Execution, DEFAULT_MAX_PARALLEL,
+    execute_tool_calls, input, run_parallel_calls_in, DomainError, Execution, Tools,
+    DEFAULT_MAX_PARALLEL,
 };
 use crate::spec::{
-    held_scripts, Case, CaseDispatch, CaseTools, DedupCase, Dispatch, ExecCase, ToolScript,
+    held_scripts, Case, CaseDispatch, CaseTools, DedupCase, Dispatch, ExecCase, RuntimeCase,
+    ToolScript,
 };
 use indexmap::IndexMap;
 use std::borrow::Cow;
@@ -28,6 +30,7 @@ pub fn run_case(
     match case {
         Case::Exec(c) => run_exec_case(model, c, execution),
         Case::Dedup(c) => run_dedup_case(model, c, execution),
+        Case::Runtime(c) => Ok(run_runtime_case(model, c, execution)),
     }
 }
 
@@ -67,6 +70,41 @@ pub fn run_dedup_case(
     };
     let calls = held_calls(model, case.batches.iter().map(|b| &b.calls));
     run_dedup(tools, calls.iter().map(AsRef::as_ref), execution, model)
+}
+
+/// [`run_case`] of a runtime-profile case: the reference runtime, every call run once in
+/// call order against the case's scripts, which raise for real.
+pub fn run_runtime_case(
+    model: NumberModel,
+    case: &RuntimeCase,
+    execution: Execution,
+) -> Vec<BatchRun> {
+    let held;
+    let scripts = if model == NumberModel::Python {
+        &case.tools
+    } else {
+        held = held_scripts(model, &case.tools);
+        &held
+    };
+    let tools = CaseTools::new(scripts, execution);
+    held_calls(model, case.batches.iter().map(|b| &b.calls))
+        .iter()
+        .map(|calls| {
+            let output = crate::reference::runtime::run_tool_calls(
+                calls.as_list().unwrap_or_default(),
+                |name| tools.has_tool(name),
+                |name, args| tools.answer(name, args).into_invoked(),
+            );
+            BatchRun {
+                output,
+                invocations: tools
+                    .take_invocations()
+                    .iter()
+                    .map(dedup_invocation)
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// Each batch's calls as number model `model` holds them, borrowed under `python`.

@@ -2,12 +2,13 @@
 //! result of every run (`check`, `grade`, `mutate`, the spec tests, the property tests) is
 //! made here and nowhere else.
 
-use super::blame::{blame_in, blame_without_runs, Blame, PassMemo};
+use super::blame::{blame_in, blame_without_runs, with_unexplained, Blame, PassMemo};
 use super::expected::expected_under;
+use super::runtime;
 use super::{judge_in, judge_prefix_in, BatchRun, Failure, Outcome};
-use crate::json::NumberModel;
-use crate::protocol::{Answer, BatchReply, CaseAnswer};
-use crate::spec::{Case, SpecCase};
+use crate::json::{NumberModel, Value};
+use crate::protocol::{Answer, BatchReply, CaseAnswer, RuntimeDeclaration};
+use crate::spec::{Case, Function, RuntimeCase, SpecCase};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,6 +32,8 @@ pub struct CaseResult {
 pub struct Judge {
     model: NumberModel,
     memo: Arc<PassMemo>,
+    /// A runtime adapter's declared policies, which the runtime profile holds it to.
+    runtime: Option<Arc<RuntimeDeclaration>>,
 }
 
 impl Judge {
@@ -38,6 +41,7 @@ impl Judge {
         Judge {
             model,
             memo: Arc::default(),
+            runtime: None,
         }
     }
 
@@ -47,6 +51,15 @@ impl Judge {
         Judge {
             model,
             memo: Arc::clone(&self.memo),
+            runtime: self.runtime.clone(),
+        }
+    }
+
+    /// The same judge, holding a runtime adapter to the policies it declared.
+    pub fn declaring(self, runtime: Option<RuntimeDeclaration>) -> Judge {
+        Judge {
+            runtime: runtime.map(Arc::new),
+            ..self
         }
     }
 
@@ -127,22 +140,48 @@ impl Judge {
     /// Batches that returned are judged in order; a batch that raised is an exception,
     /// unless an earlier batch already failed.
     fn judge_batches(&self, case: &Arc<Case>, batches: Vec<BatchReply>) -> (Outcome, Blame) {
-        let mut runs = Vec::with_capacity(batches.len());
-        for batch in batches {
-            match batch {
-                BatchReply::Returned {
-                    output,
-                    invocations,
-                } => runs.push(BatchRun {
-                    output,
-                    invocations,
-                }),
-                BatchReply::Raised {
-                    message, traceback, ..
-                } => return self.raised(case, &runs, message, traceback),
-            }
+        let (runs, raised) = split(batches);
+        match (&**case, raised) {
+            (Case::Runtime(runtime), raised) => self.runtime_verdict(runtime, &runs, raised),
+            (_, Some(raised)) => self.raised(case, &runs, raised.message, raised.traceback),
+            (_, None) => self.verdict(case, &runs),
         }
-        self.verdict(case, &runs)
+    }
+
+    /// The verdict on a runtime-profile case: every batch that ended, the last perhaps
+    /// raised, read with the invocations parcall saw before it.
+    fn runtime_verdict(
+        &self,
+        case: &RuntimeCase,
+        runs: &[BatchRun],
+        raised: Option<Raised>,
+    ) -> (Outcome, Blame) {
+        let raised = raised.map(|r| Raised {
+            invocations: r
+                .invocations
+                .iter()
+                .map(|i| self.model.normalise(i))
+                .collect(),
+            ..r
+        });
+        let runs = super::held_in(self.model, runs);
+        let mut ended: Vec<runtime::Ended<'_>> =
+            runs.iter().map(runtime::Ended::Returned).collect();
+        if let Some(raised) = &raised {
+            ended.push(runtime::Ended::Raised {
+                message: &raised.message,
+                traceback: &raised.traceback,
+                invocations: &raised.invocations,
+            });
+        }
+        let (outcome, blame) = runtime::verdict_in(
+            self.model,
+            case,
+            &ended,
+            self.runtime.as_deref().map(|r| &r.policies),
+        );
+        let blame = with_unexplained(blame, Function::RunToolCalls, runs.len(), &outcome);
+        (outcome, blame)
     }
 
     /// The verdict on a case whose batch `runs.len() + 1` raised.
@@ -166,6 +205,43 @@ impl Judge {
         let blame = blame_in(self.model, case, runs, &outcome);
         (outcome, blame)
     }
+}
+
+/// The batch that raised, and what it invoked first.
+struct Raised {
+    message: String,
+    traceback: String,
+    invocations: Vec<Value>,
+}
+
+/// The batches that returned, and the one that raised after them, if one did (no batch
+/// runs after it).
+fn split(batches: Vec<BatchReply>) -> (Vec<BatchRun>, Option<Raised>) {
+    let mut runs = Vec::with_capacity(batches.len());
+    for batch in batches {
+        match batch {
+            BatchReply::Returned {
+                output,
+                invocations,
+            } => runs.push(BatchRun {
+                output,
+                invocations,
+            }),
+            BatchReply::Raised {
+                message,
+                traceback,
+                invocations,
+            } => {
+                let raised = Raised {
+                    message,
+                    traceback,
+                    invocations,
+                };
+                return (runs, Some(raised));
+            }
+        }
+    }
+    (runs, None)
 }
 
 /// A failure with no batch to read: blamed on what its case exercises.

@@ -105,6 +105,7 @@ pub fn make(
         clear_env: true,
         current_dir: None,
         limits,
+        readable: Vec::new(),
     };
     let launch = contain::wrap(&launch, &contain::detect());
     let mut child =

@@ -276,6 +276,7 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
         cwd_outside: cwd,
         cwd: inside_cwd,
         also: Vec::new(),
+        readable: launch.readable.clone(),
         copies,
         uid,
         gid,

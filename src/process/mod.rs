@@ -97,6 +97,9 @@ pub struct Launch {
     pub clear_env: bool,
     pub current_dir: Option<std::path::PathBuf>,
     pub limits: Limits,
+    /// Folders a sandbox binds read-only at their place, beside what the program needs:
+    /// the installed packages of the framework a runtime adapter drives (`--readable`).
+    pub readable: Vec<std::path::PathBuf>,
 }
 
 /// One event on the reply channel.

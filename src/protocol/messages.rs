@@ -7,6 +7,7 @@
 
 use crate::json::{NumberModel, Value};
 use crate::spec::{Answer, Function};
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 /// The protocol version this runner speaks.
@@ -40,6 +41,10 @@ pub struct CaseRequest {
     /// that asks parcall (`invoke`). Empty for `execute_tool_calls`, whose `dispatch` is
     /// one such stub.
     pub tools: Vec<String>,
+    /// For `run_tool_calls`: each tool's JSON Schema of its arguments (every argument name
+    /// the case's calls give it, any value), for runtimes that build a tool from a schema.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub parameters: IndexMap<String, Value>,
     pub batches: Vec<BatchRequest>,
 }
 
@@ -128,6 +133,69 @@ pub struct HelloReply {
     /// judged, by this model.
     #[serde(default)]
     pub number_model: NumberModel,
+    /// For a runtime adapter (`run_tool_calls`): the framework it drives and the policies
+    /// it declares for what the runtime profile leaves to the framework.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<Box<RuntimeDeclaration>>,
+}
+
+/// What a runtime adapter says of the framework it drives (spec/SPEC.md, "The runtime
+/// profile"): shown in every report, and the policies checked against what it does.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeDeclaration {
+    /// The framework's package name, as its registry spells it.
+    pub framework: String,
+    /// The framework's installed version.
+    pub version: String,
+    /// The tool-execution path the adapter drives (`langgraph.prebuilt.ToolNode`).
+    pub entry: String,
+    /// The framework's own result objects each tool message is read from
+    /// (`module.QualName`, or the part types a JavaScript framework tags its results with).
+    pub message_types: Vec<String>,
+    pub policies: RuntimePolicies,
+}
+
+/// What the runtime profile leaves to the framework, as the adapter declares it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimePolicies {
+    /// What the framework does with a call that has no id; `null`: it has no policy.
+    #[serde(default)]
+    pub missing_id: Option<MissingIdPolicy>,
+    /// What the framework does with calls that share an id; `null`: it has no policy.
+    #[serde(default)]
+    pub duplicate_ids: Option<DuplicateIdsPolicy>,
+    /// How many tools run at once at most; `null`: no limit.
+    #[serde(default)]
+    pub max_parallel: Option<u64>,
+    /// The content of a result whose tool raised, as a template over the exception:
+    /// `{message}` is `str(e)`, `{type}` its class name, `{repr}` `repr(e)`. `null`: the
+    /// framework does not catch tool exceptions.
+    #[serde(default)]
+    pub error_content: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MissingIdPolicy {
+    /// The framework gives the call an id of its own.
+    Generated,
+    /// The call is answered with no id (null or empty).
+    Kept,
+    /// The turn is refused before any tool runs.
+    Refused,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DuplicateIdsPolicy {
+    /// Every call runs and is answered under the shared id.
+    Each,
+    /// The turn is refused before any tool runs.
+    Refused,
+    /// Only one of the calls runs.
+    Collapsed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]

@@ -9,8 +9,9 @@ mod tables;
 pub use crate::spec::dispatch_table_for;
 pub use answer::{Answer, CaseAnswer};
 pub use messages::{
-    BatchReply, BatchRequest, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation,
-    InvocationAnswer, Reply, Request, PROTOCOL_VERSION,
+    BatchReply, BatchRequest, CaseReply, CaseRequest, DuplicateIdsPolicy, HelloReply,
+    ImplementationInfo, Invocation, InvocationAnswer, MissingIdPolicy, Reply, Request,
+    RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
 };
 pub use round_trip::answer_line;
 pub use tables::{answer_tables, case_line, case_request};

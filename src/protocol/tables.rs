@@ -5,8 +5,11 @@
 //! tools' names.
 
 use super::messages::{BatchRequest, CaseRequest};
+use crate::json::Object;
 use crate::json::{JsonText, NumberModel, Style, Value};
-use crate::spec::{dispatch_table_for, held_scripts, Case, ExecCase, Function, ToolScript};
+use crate::spec::{
+    dispatch_table_for, held_scripts, Case, ExecCase, Function, RuntimeCase, ToolScript,
+};
 use indexmap::IndexMap;
 
 /// The message that runs `case`, with correlation id `id`: the calls go as written.
@@ -17,6 +20,10 @@ pub fn case_request(id: u64, case_id: &str, case: &Case) -> CaseRequest {
         case: case_id.to_owned(),
         function,
         tools: tools.into_iter().map(str::to_owned).collect(),
+        parameters: match case {
+            Case::Runtime(runtime) => parameters(runtime),
+            _ => IndexMap::new(),
+        },
         batches: batches
             .into_iter()
             .map(|(calls, max_parallel)| BatchRequest {
@@ -46,7 +53,54 @@ fn parts(case: &Case) -> (Function, Vec<&str>, Batches<'_>) {
             dedup.tools.keys().map(String::as_str).collect(),
             dedup.batches.iter().map(|b| (&b.calls, None)).collect(),
         ),
+        Case::Runtime(runtime) => (
+            Function::RunToolCalls,
+            runtime.tools.keys().map(String::as_str).collect(),
+            runtime.batches.iter().map(|b| (&b.calls, None)).collect(),
+        ),
     }
+}
+
+/// Each tool's JSON Schema of its arguments: an object whose properties are every argument
+/// name the case's calls give the tool, in the order first given, each any value. A runtime
+/// that builds its tools from a schema (most do) then accepts every call the case makes,
+/// and one that validates arguments has nothing to reject.
+fn parameters(case: &RuntimeCase) -> IndexMap<String, Value> {
+    let mut names: IndexMap<&str, Vec<&str>> = case
+        .tools
+        .keys()
+        .map(|t| (t.as_str(), Vec::new()))
+        .collect();
+    let calls = case
+        .batches
+        .iter()
+        .filter_map(|b| b.calls.as_list())
+        .flatten();
+    for call in calls.filter_map(Value::as_object) {
+        let tool = call.get("name").and_then(Value::as_str);
+        let arguments = call.get("arguments").and_then(Value::as_object);
+        if let (Some(seen), Some(arguments)) = (tool.and_then(|t| names.get_mut(t)), arguments) {
+            for name in arguments.keys() {
+                if !seen.contains(&name.as_str()) {
+                    seen.push(name);
+                }
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|(tool, arguments)| {
+            let mut properties = Object::new();
+            for name in arguments {
+                properties.insert(name.into(), Value::from(Object::new()));
+            }
+            let mut schema = Object::new();
+            schema.insert("type".into(), "object".into());
+            schema.insert("properties".into(), Value::from(properties));
+            schema.insert("additionalProperties".into(), Value::Bool(false));
+            (tool.to_owned(), Value::from(schema))
+        })
+        .collect()
 }
 
 /// The line (newline included) that runs `case`: the message [`case_request`] builds,
@@ -69,7 +123,18 @@ pub fn case_line(id: u64, case_id: &str, case: &Case) -> String {
     for (i, name) in tools.into_iter().enumerate() {
         out.raw(if i == 0 { "" } else { ", " }).string(name);
     }
-    out.raw("], \"batches\": [");
+    out.raw("]");
+    if let Case::Runtime(runtime) = case {
+        out.raw(", \"parameters\": {");
+        for (i, (tool, schema)) in parameters(runtime).iter().enumerate() {
+            out.raw(if i == 0 { "" } else { ", " })
+                .string(tool)
+                .raw(": ")
+                .value(schema);
+        }
+        out.raw("}");
+    }
+    out.raw(", \"batches\": [");
     for (i, (calls, max_parallel)) in batches.into_iter().enumerate() {
         out.raw(if i == 0 {
             "{\"calls\": "
@@ -97,6 +162,8 @@ pub fn answer_tables(case: &Case, model: NumberModel) -> IndexMap<String, ToolSc
         Case::Exec(exec) => dispatch_table(exec, model),
         Case::Dedup(dedup) if model == NumberModel::Python => dedup.tools.clone(),
         Case::Dedup(dedup) => held_scripts(model, &dedup.tools),
+        Case::Runtime(runtime) if model == NumberModel::Python => runtime.tools.clone(),
+        Case::Runtime(runtime) => held_scripts(model, &runtime.tools),
     }
 }
 
@@ -122,7 +189,7 @@ mod tests {
     fn a_case_line_is_the_encoded_case_request_byte_for_byte() {
         let spec = Spec::embedded().unwrap();
         let mut cases: Vec<_> = spec.cases.clone();
-        for function in Function::ALL {
+        for function in Function::EVERY {
             cases.extend(crate::fuzz::generated_cases(function, &spec.cases, 300, 11));
         }
         let mut limits = 0;

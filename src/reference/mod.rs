@@ -8,6 +8,7 @@ mod execution;
 pub mod input;
 pub(crate) mod python;
 mod python_unicode;
+pub mod runtime;
 mod sandbox;
 
 pub use canonical::{canonical_args, canonical_args_in, canonical_key, canonical_key_in, key_of};

@@ -107,7 +107,7 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         )?;
     }
     let mut functions = Vec::new();
-    for function in crate::spec::Function::ALL {
+    for function in crate::spec::Function::EVERY {
         let count = report
             .cases
             .iter()
@@ -133,7 +133,7 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         )?;
     }
     if report.implementation.is_some() {
-        for function in crate::spec::Function::ALL {
+        for &function in report.profile().functions() {
             if !report.functions.contains(&function) {
                 let line = format!("{function} is not defined: not checked");
                 writeln!(out, "{}", palette.dim(line))?;

@@ -35,6 +35,10 @@ pub struct Report {
     /// The number model the cases were judged by (RULES E): the one the implementation
     /// declared in its handshake, `python` (the default) or `float64`.
     pub number_model: NumberModel,
+    /// For a runtime adapter: the framework it drives, its version, and the policies it
+    /// declared (which `RUNTIME-POLICY-DECLARED` holds it to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<crate::protocol::RuntimeDeclaration>,
     /// `conforms`, `does_not_conform`, or `error` (the run could not complete).
     pub verdict: Verdict,
     /// Why the implementation could not be checked at all (load error, no function, ...).
@@ -63,6 +67,22 @@ pub struct Report {
     /// Always `true`, and always the last field: a report cut short (a killed CI step, a
     /// full disk) lacks it, so truncation is detectable.
     pub complete: bool,
+}
+
+impl Report {
+    /// The profile the run checked: the runtime profile when its cases are a runtime's,
+    /// else the exercises.
+    pub fn profile(&self) -> crate::spec::Profile {
+        let runtime = self
+            .cases
+            .iter()
+            .any(|c| c.function.profile() == crate::spec::Profile::Runtime);
+        if runtime {
+            crate::spec::Profile::Runtime
+        } else {
+            crate::spec::Profile::Exercise
+        }
+    }
 }
 
 /// The generated cases of one function.
@@ -297,13 +317,14 @@ pub fn batch_input(case: &crate::spec::Case, batch: usize) -> Option<Value> {
                 input.insert("max_parallel".into(), Value::Int(unsigned(limit)));
             }
         }
-        crate::spec::Case::Dedup(c) => {
-            let b = c.batches.get(batch.checked_sub(1)?)?;
-            let tools = serde_json::to_string(&c.tools)
+        crate::spec::Case::Dedup(crate::spec::DedupCase { tools, .. })
+        | crate::spec::Case::Runtime(crate::spec::RuntimeCase { tools, .. }) => {
+            let calls = case.batch_calls().get(batch.checked_sub(1)?).copied()?;
+            let tools = serde_json::to_string(tools)
                 .ok()
                 .and_then(|t| crate::json::parse(&t).ok())?;
             input.insert("tools".into(), tools);
-            input.insert("calls".into(), b.calls.clone());
+            input.insert("calls".into(), calls.clone());
         }
     }
     Some(Value::from(input))

@@ -182,6 +182,7 @@ mod tests {
             implementation: None,
             functions: Vec::new(),
             number_model: crate::json::NumberModel::Python,
+            runtime: None,
             verdict: Verdict::Conforms,
             error: None,
             error_headline: None,

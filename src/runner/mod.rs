@@ -14,6 +14,7 @@ use conversation::{Awaited, Conversation, Timeout};
 
 use crate::json::NumberModel;
 use crate::process::Launch;
+use crate::protocol::RuntimeDeclaration;
 use crate::protocol::{self, Answer, CaseAnswer, ImplementationInfo, Request};
 use crate::spec::{Function, SpecCase};
 use std::collections::VecDeque;
@@ -61,6 +62,8 @@ pub struct Runner<'a> {
     functions: Vec<Function>,
     /// Declared in the first handshake; a restarted process cannot change it.
     number_model: NumberModel,
+    /// A runtime adapter's framework and policies, from the first handshake.
+    runtime: Option<RuntimeDeclaration>,
     session: Option<Session>,
     next_id: u64,
     /// Set once the run's budget is spent.
@@ -85,6 +88,7 @@ impl<'a> Runner<'a> {
             implementation: session.hello.implementation.clone(),
             functions: session.hello.functions.clone(),
             number_model: session.hello.number_model,
+            runtime: session.hello.runtime.as_deref().cloned(),
             session: Some(session),
             next_id: opaque_start(),
             budget_spent: false,
@@ -100,6 +104,11 @@ impl<'a> Runner<'a> {
     /// The number model the implementation declared (RULES E).
     pub fn number_model(&self) -> NumberModel {
         self.number_model
+    }
+
+    /// The framework a runtime adapter drives and the policies it declared.
+    pub fn runtime(&self) -> Option<&RuntimeDeclaration> {
+        self.runtime.as_ref()
     }
 
     /// Why the run is incomplete: its deadline (`--budget`) passed before every case ran.

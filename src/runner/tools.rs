@@ -33,10 +33,7 @@ impl CaseTools {
     pub(super) fn new(case: &Case, model: NumberModel) -> CaseTools {
         let batches = case.batch_count().max(1);
         CaseTools {
-            function: match case {
-                Case::Exec(_) => Function::ExecuteToolCalls,
-                Case::Dedup(_) => Function::RunParallelCalls,
-            },
+            function: case.function(),
             model,
             scripts: Scripts::owning(model, answer_tables(case, model)),
             counts: HashMap::new(),
@@ -79,11 +76,14 @@ impl CaseTools {
                     .into(),
                 ),
             },
-            Function::RunParallelCalls => scripted.unwrap_or_else(|| Answer::Raise {
-                message: unscripted(&name, &key),
-                exception: None,
-                args: None,
-            }),
+            // Tools raise for real: the runtime profile's tools as the exercise's.
+            Function::RunParallelCalls | Function::RunToolCalls => {
+                scripted.unwrap_or_else(|| Answer::Raise {
+                    message: unscripted(&name, &key),
+                    exception: None,
+                    args: None,
+                })
+            }
         };
         Ok(Answered { answer, probe_ms })
     }
@@ -102,7 +102,7 @@ impl CaseTools {
         let mut object = Object::new();
         let (tool, args) = match self.function {
             Function::ExecuteToolCalls => ("tool", "arguments"),
-            Function::RunParallelCalls => ("name", "args"),
+            Function::RunParallelCalls | Function::RunToolCalls => ("name", "args"),
         };
         object.insert(tool.into(), invocation.tool.clone());
         object.insert(args.into(), invocation.args.clone());

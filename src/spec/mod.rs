@@ -17,10 +17,10 @@ pub use glob::glob_match;
 pub use load::{Case, Location, Spec, SpecCase, SpecError};
 pub use model::{
     Answer, CaseFile, DedupBatch, DedupCase, DedupInvocation, Dispatch, ExceptionClass, ExecBatch,
-    ExecCase, ExecInvocation, Response, ToolScript,
+    ExecCase, ExecInvocation, Response, RuntimeBatch, RuntimeCase, ToolScript, RUNTIME_MAX_DIGITS,
 };
 pub use origin::Origin;
-pub use requirements::{Function, Level, Requirement, RequirementsFile};
+pub use requirements::{Function, Level, Profile, Requirement, RequirementsFile};
 pub use schema::{case_file_schema, requirements_schema};
 pub use script::{
     dispatch_answer, held_scripts, tool_answer, CaseDispatch, CaseTools, Script, Scripts,

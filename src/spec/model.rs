@@ -24,6 +24,12 @@ pub enum CaseFile {
         topic: String,
         cases: Vec<DedupCase>,
     },
+    RunToolCalls {
+        #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+        schema: Option<String>,
+        topic: String,
+        cases: Vec<RuntimeCase>,
+    },
 }
 
 /// A case of `execute_tool_calls`: one or more batches run in a row against one dispatcher.
@@ -121,6 +127,38 @@ pub struct DedupInvocation {
     pub args: Object,
 }
 
+/// A case of the runtime profile: scripted tools that really return or raise, and one or
+/// more model turns, each a batch of tool calls the runtime executes. What the runtime must
+/// do follows from the calls and the scripts (spec/SPEC.md, "The runtime profile"), so a
+/// case states no expected messages: the runtime's own policies (generated ids, error
+/// wording) are declared in its hello and checked against what it does.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeCase {
+    /// Permanent: never reused, never renumbered.
+    #[schemars(regex(pattern = r"^[a-z0-9]+(-[a-z0-9]+)*$"))]
+    pub id: String,
+    pub description: String,
+    pub requirements: Vec<String>,
+    /// The tools the runtime is given; a call naming another is a malformed call.
+    pub tools: IndexMap<String, ToolScript>,
+    pub batches: Vec<RuntimeBatch>,
+}
+
+/// The most digits an integer of a runtime case's arguments has: any double holds it finitely
+/// (a float64 runtime reads a longer one as an infinity, which its JSON cannot write back).
+pub const RUNTIME_MAX_DIGITS: usize = 300;
+
+/// One model turn: the tool calls the runtime is asked to execute at once.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeBatch {
+    /// `[{"id": ID, "name": TOOL, "arguments": {...}}]`: passed as given. An id may be any
+    /// string (empty, repeated) or absent (`null`).
+    #[schemars(schema_with = "schemas::runtime_calls")]
+    pub calls: Value,
+}
+
 /// How a scripted tool behaves: data, not code, so any language can replay it.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -195,6 +233,22 @@ pub enum Answer {
     },
 }
 
+impl Answer {
+    /// What invoking the tool gives: its value, or the class name and `str()` of what it
+    /// raises (the reference runtime reports both).
+    pub fn into_invoked(self) -> Result<Value, (String, String)> {
+        match self {
+            Answer::Return { value } => Ok(value),
+            Answer::Raise {
+                message, exception, ..
+            } => {
+                let class = exception.unwrap_or(ExceptionClass::RuntimeError);
+                Err((class.name().to_owned(), message))
+            }
+        }
+    }
+}
+
 /// The exception classes a scripted tool can raise: each is a subclass of `Exception`, so
 /// inside the suite's domain (RULES B7a).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -260,21 +314,33 @@ mod tagged {
 
     impl Tagged for CaseFile {
         const TAG: &'static str = "function";
-        const VARIANTS: &'static [&'static str] = &["execute_tool_calls", "run_parallel_calls"];
+        const VARIANTS: &'static [&'static str] =
+            &["execute_tool_calls", "run_parallel_calls", "run_tool_calls"];
         fn read_variant<'de, D: Deserializer<'de>>(index: usize, d: D) -> Result<Self, D::Error> {
-            Ok(if index == 0 {
-                let f = FileFields::<ExecCase>::deserialize(d)?;
-                CaseFile::ExecuteToolCalls {
-                    schema: f.schema,
-                    topic: f.topic,
-                    cases: f.cases,
+            Ok(match index {
+                0 => {
+                    let f = FileFields::<ExecCase>::deserialize(d)?;
+                    CaseFile::ExecuteToolCalls {
+                        schema: f.schema,
+                        topic: f.topic,
+                        cases: f.cases,
+                    }
                 }
-            } else {
-                let f = FileFields::<DedupCase>::deserialize(d)?;
-                CaseFile::RunParallelCalls {
-                    schema: f.schema,
-                    topic: f.topic,
-                    cases: f.cases,
+                1 => {
+                    let f = FileFields::<DedupCase>::deserialize(d)?;
+                    CaseFile::RunParallelCalls {
+                        schema: f.schema,
+                        topic: f.topic,
+                        cases: f.cases,
+                    }
+                }
+                _ => {
+                    let f = FileFields::<RuntimeCase>::deserialize(d)?;
+                    CaseFile::RunToolCalls {
+                        schema: f.schema,
+                        topic: f.topic,
+                        cases: f.cases,
+                    }
                 }
             })
         }
@@ -369,6 +435,22 @@ mod schemas {
                     "role": {"const": "tool"},
                     "tool_call_id": {"type": "string"},
                     "content": {"type": "string"}
+                }
+            }
+        })
+    }
+
+    pub(super) fn runtime_calls(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["name", "arguments"],
+                "properties": {
+                    "id": {"type": ["string", "null"]},
+                    "name": {"type": "string"},
+                    "arguments": {"type": "object"}
                 }
             }
         })

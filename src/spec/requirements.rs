@@ -16,8 +16,8 @@ pub struct RequirementsFile {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Requirement {
-    /// Stable: `EXEC-…`, `SANDBOX-…` or `DEDUP-…`, never reused.
-    #[schemars(regex(pattern = r"^(EXEC|SANDBOX|DEDUP)(-[A-Z0-9]+)+$"))]
+    /// Stable: `EXEC-…`, `SANDBOX-…`, `DEDUP-…` or `RUNTIME-…`, never reused.
+    #[schemars(regex(pattern = r"^(EXEC|SANDBOX|DEDUP|RUNTIME)(-[A-Z0-9]+)+$"))]
     pub id: String,
     pub function: Function,
     pub level: Level,
@@ -27,7 +27,8 @@ pub struct Requirement {
     pub rationale: String,
 }
 
-/// Which exercise function a requirement or case is about.
+/// Which function a requirement or case is about: one of the two exercises, or the tool
+/// execution of an agent runtime (the runtime profile).
 #[derive(
     Debug,
     Clone,
@@ -47,17 +48,75 @@ pub struct Requirement {
 pub enum Function {
     ExecuteToolCalls,
     RunParallelCalls,
+    /// An agent runtime's tool execution: one model turn's calls, run by the runtime's own
+    /// machinery, answered with one tool message per call.
+    RunToolCalls,
 }
 
 impl Function {
-    pub const ALL: [Function; 2] = [Function::ExecuteToolCalls, Function::RunParallelCalls];
+    /// The two exercises: what the exercise profile checks.
+    pub const EXERCISES: [Function; 2] = [Function::ExecuteToolCalls, Function::RunParallelCalls];
+
+    /// Every function the specification describes, in the order its cases are listed.
+    pub const EVERY: [Function; 3] = [
+        Function::ExecuteToolCalls,
+        Function::RunParallelCalls,
+        Function::RunToolCalls,
+    ];
 
     /// The Python name, also the folder name under `spec/cases/`.
     pub fn name(self) -> &'static str {
         match self {
             Function::ExecuteToolCalls => "execute_tool_calls",
             Function::RunParallelCalls => "run_parallel_calls",
+            Function::RunToolCalls => "run_tool_calls",
         }
+    }
+
+    /// The profile whose checks cover it.
+    pub fn profile(self) -> Profile {
+        match self {
+            Function::ExecuteToolCalls | Function::RunParallelCalls => Profile::Exercise,
+            Function::RunToolCalls => Profile::Runtime,
+        }
+    }
+}
+
+/// Which part of the specification a run checks: the two exercises (the default), or the
+/// tool execution of an agent runtime, where the exercises' own conventions (generated
+/// `call_<i>` ids, duplicate and limit errors, exact error texts) are the runtime's declared
+/// policies instead of rules (spec/SPEC.md, "The runtime profile").
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
+pub enum Profile {
+    #[default]
+    Exercise,
+    Runtime,
+}
+
+impl Profile {
+    /// The functions it checks.
+    pub fn functions(self) -> &'static [Function] {
+        match self {
+            Profile::Exercise => &Function::EXERCISES,
+            Profile::Runtime => &[Function::RunToolCalls],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Exercise => "exercise",
+            Profile::Runtime => "runtime",
+        }
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

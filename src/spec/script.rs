@@ -201,6 +201,49 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+impl CaseTools<'_> {
+    /// Invokes tool `name` (one of the scripts) as [`Tools::invoke`] does, with the answer
+    /// whole: what a raise raises is kept, its class included.
+    pub fn answer(&self, name: &str, args: &Object) -> Answer {
+        let key = canonical_args(args);
+        let nth = self.record(name, args, &key);
+        match self.scripts.get(name) {
+            Some(script) => {
+                self.probes.wait_if_first(script, &key, nth);
+                match script.answer(&key, nth) {
+                    Some(answer) => answer.clone(),
+                    None => unscripted(name, &key),
+                }
+            }
+            None => unscripted(name, &key),
+        }
+    }
+
+    /// Records an invocation; how many with these args came before it over the case.
+    fn record(&self, name: &str, args: &Object, key: &str) -> usize {
+        let mut state = lock(&self.state);
+        state.log.push(DedupInvocation {
+            name: name.to_owned(),
+            args: args.clone(),
+        });
+        let count = state
+            .counts
+            .entry((name.to_owned(), key.to_owned()))
+            .or_default();
+        *count += 1;
+        *count - 1
+    }
+}
+
+/// What parcall answers an invocation no script answers (PROTOCOL.md).
+fn unscripted(name: &str, key: &str) -> Answer {
+    Answer::Raise {
+        message: format!("parcall: no scripted answer for {name}({key})"),
+        exception: None,
+        args: None,
+    }
+}
+
 impl Tools for CaseTools<'_> {
     fn has_tool(&self, name: &str) -> bool {
         self.scripts.get(name).is_some()
@@ -211,19 +254,7 @@ impl Tools for CaseTools<'_> {
             return Err(Raised(format!("KeyError: '{name}'")));
         };
         let key = canonical_args(args);
-        let nth = {
-            let mut state = lock(&self.state);
-            state.log.push(DedupInvocation {
-                name: name.to_owned(),
-                args: args.clone(),
-            });
-            let count = state
-                .counts
-                .entry((name.to_owned(), key.clone()))
-                .or_default();
-            *count += 1;
-            *count - 1
-        };
+        let nth = self.record(name, args, &key);
         // Sleep outside the lock, so concurrent invocations really overlap.
         self.probes.wait_if_first(script, &key, nth);
         tool_answer(name, script, &key, nth)

@@ -58,6 +58,7 @@ impl Prepared {
     /// The same launch with only the environment `env` lets through, inside the strongest
     /// containment this machine allows.
     pub fn contained(mut self, env: &EnvPolicy) -> Prepared {
+        self.launch.readable = env.readable.clone();
         self.launch.clear_env = !env.inherit;
         if !env.inherit {
             self.launch.env = env.select(std::env::vars_os());

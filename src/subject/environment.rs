@@ -22,13 +22,16 @@ pub const PASSED: [&str; 9] = [
 /// parcall's own.
 pub const PASSED_PREFIXES: [&str; 2] = ["LC_", "PARCALL_"];
 
-/// Which of the caller's variables reach the implementation.
+/// What of the caller's machine reaches the implementation: which variables, and which
+/// folders a sandbox lets it read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnvPolicy {
     /// Pass every variable (`--inherit-env`).
     pub inherit: bool,
     /// Extra names to pass (`--pass-env`).
     pub pass: Vec<String>,
+    /// Folders bound read-only (`--readable`).
+    pub readable: Vec<std::path::PathBuf>,
 }
 
 impl EnvPolicy {
@@ -100,12 +103,13 @@ mod tests {
         let one = EnvPolicy {
             inherit: false,
             pass: vec!["GITHUB_TOKEN".into()],
+            ..EnvPolicy::default()
         };
         assert!(one.passes(OsStr::new("GITHUB_TOKEN")));
         assert!(!one.passes(OsStr::new("GITHUB_TOKEN_2")));
         let all = EnvPolicy {
             inherit: true,
-            pass: Vec::new(),
+            ..EnvPolicy::default()
         };
         assert!(all.passes(OsStr::new("AWS_SECRET_ACCESS_KEY")));
     }

@@ -47,7 +47,7 @@ pub fn reference(
     execution: Execution,
 ) -> InProcess<impl FnMut(&Case) -> CaseRun> {
     InProcess::new(
-        &Function::ALL,
+        &Function::EVERY,
         move |case: &Case| match crate::judge::runs::run_case(model, case, execution) {
             Ok(runs) => (runs, None),
             Err(error) => (Vec::new(), Some(format!("ValueError: {error}"))),

@@ -86,6 +86,7 @@ fn plain(
         clear_env: false,
         current_dir,
         limits,
+        readable: Vec::new(),
     }
 }
 

@@ -15,7 +15,7 @@ pub mod server;
 pub use in_process::InProcess;
 
 use crate::json::NumberModel;
-use crate::protocol::CaseAnswer;
+use crate::protocol::{CaseAnswer, RuntimeDeclaration};
 use crate::runner::Runner;
 use crate::spec::{Function, SpecCase};
 
@@ -25,6 +25,11 @@ pub trait Subject {
     fn functions(&self) -> &[Function];
     /// The number model its answers are read by (RULES E), declared in its hello.
     fn number_model(&self) -> NumberModel;
+    /// For a runtime adapter: the framework it drives and the policies it declares, which
+    /// the runtime profile's checks hold it to.
+    fn runtime(&self) -> Option<&RuntimeDeclaration> {
+        None
+    }
     /// Puts the cases `source` yields, all of one function it defines, to the
     /// implementation, handing each case and its answer to `sink` and keeping none, so
     /// memory does not grow with the number of cases.
@@ -46,6 +51,10 @@ impl Subject for Runner<'_> {
 
     fn number_model(&self) -> NumberModel {
         Runner::number_model(self)
+    }
+
+    fn runtime(&self) -> Option<&RuntimeDeclaration> {
+        Runner::runtime(self)
     }
 
     fn answer(

@@ -6,8 +6,8 @@
 
 use crate::json::{dumps, NumberModel, Object, Style, Value};
 use crate::protocol::{
-    self, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation, Reply, Request,
-    PROTOCOL_VERSION,
+    self, CaseReply, CaseRequest, DuplicateIdsPolicy, HelloReply, ImplementationInfo, Invocation,
+    MissingIdPolicy, Reply, Request, RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
 };
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls_in, DispatchRequest, Dispatcher, Execution,
@@ -136,11 +136,23 @@ fn hello(number_model: NumberModel) -> HelloReply {
             language: "rust".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         },
-        functions: Function::ALL.to_vec(),
+        functions: Function::EVERY.to_vec(),
         load_error: None,
         problems: Vec::new(),
         output: String::new(),
         number_model,
+        runtime: Some(Box::new(RuntimeDeclaration {
+            framework: "parcall-reference".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            entry: "parcall::reference::runtime::run_tool_calls".into(),
+            message_types: Vec::new(),
+            policies: RuntimePolicies {
+                missing_id: Some(MissingIdPolicy::Kept),
+                duplicate_ids: Some(DuplicateIdsPolicy::Each),
+                max_parallel: Some(1),
+                error_content: Some(crate::reference::runtime::ERROR_CONTENT.into()),
+            },
+        })),
     }
 }
 
@@ -163,6 +175,11 @@ fn run_case(request: &CaseRequest, model: NumberModel, stub: &Stub) -> io::Resul
                 let messages = execute_tool_calls(&calls, limit, stub, Execution::CONCURRENT);
                 Value::List(messages.iter().map(|m| m.to_value()).collect())
             }),
+            Function::RunToolCalls => Ok(crate::reference::runtime::run_tool_calls(
+                batch.calls.as_list().unwrap_or_default(),
+                |name| stub.has_tool(name),
+                |name, args| stub.ask(name, args).into_invoked(),
+            )),
             Function::RunParallelCalls => input::dedup_calls(&batch.calls).map(|calls| {
                 let results = run_parallel_calls_in(model, stub, &calls, Execution::CONCURRENT);
                 Value::from(

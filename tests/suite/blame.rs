@@ -11,7 +11,13 @@ use crate::shown::{met, FUNCTIONS};
 use common::{in_lanes, root, subjects};
 use parcall::check::{self, Context, Plan, Undefined};
 use parcall::fuzz::Drawn;
-use parcall::judge::blame::ids::CHECKED;
+use parcall::judge::blame::ids::checked_in;
+use parcall::spec::Profile;
+
+/// The exercises' scored requirements: what these runs can show.
+fn exercise_checked() -> Vec<&'static str> {
+    checked_in(Profile::Exercise).collect()
+}
 use parcall::process::Limits;
 use parcall::report::Report;
 use parcall::runner::Runner;
@@ -96,7 +102,7 @@ fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>
     };
     let lost = |report: &Report| -> BTreeSet<String> {
         let met = met(report);
-        CHECKED
+        exercise_checked()
             .iter()
             .filter(|id| !met.contains(*id))
             .map(|id| (*id).to_owned())
@@ -132,7 +138,7 @@ fn lost_on_each_seed(path: &str, drawn: &[(u64, Drawn)]) -> Vec<BTreeSet<String>
             charged_by_spec_cases = report
                 .requirements
                 .iter()
-                .filter(|r| r.failed > 0 && CHECKED.contains(&r.id.as_str()))
+                .filter(|r| r.failed > 0 && exercise_checked().contains(&r.id.as_str()))
                 .map(|r| r.id.clone())
                 .collect();
         }
@@ -192,7 +198,7 @@ fn the_hidden_cases_show_every_scored_requirement_at_the_ci_size() {
             seed,
             FUZZ,
         );
-        for id in CHECKED {
+        for id in exercise_checked() {
             let summary = report.requirements.iter().find(|r| r.id == *id).unwrap();
             println!(
                 "seed {seed}: {id}: shown by {} hidden cases",

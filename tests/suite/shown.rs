@@ -5,7 +5,13 @@
 use crate::common;
 
 use common::subjects;
-use parcall::judge::blame::ids::CHECKED;
+use parcall::judge::blame::ids::checked_in;
+use parcall::spec::Profile;
+
+/// The exercises' scored requirements: what these runs can show.
+fn exercise_checked() -> Vec<&'static str> {
+    checked_in(Profile::Exercise).collect()
+}
 use parcall::report::Report;
 use parcall::spec::Function;
 use parcall::subject::InProcess;
@@ -18,7 +24,7 @@ pub(crate) fn met(report: &Report) -> BTreeSet<&str> {
     report
         .requirements
         .iter()
-        .filter(|r| r.met && CHECKED.contains(&r.id.as_str()))
+        .filter(|r| r.met && exercise_checked().contains(&r.id.as_str()))
         .map(|r| r.id.as_str())
         .collect()
 }
@@ -82,7 +88,7 @@ fn a_memoriser_of_the_public_cases_earns_nothing() {
             met.is_empty(),
             "seed {seed}: the memoriser keeps {} of {}: {met:?}",
             met.len(),
-            CHECKED.len()
+            exercise_checked().len()
         );
     }
 }
@@ -92,7 +98,12 @@ fn a_memoriser_of_the_public_cases_earns_nothing() {
 fn most_requirements_per_function() -> usize {
     ["EXEC-", "DEDUP-"]
         .iter()
-        .map(|prefix| CHECKED.iter().filter(|id| id.starts_with(prefix)).count())
+        .map(|prefix| {
+            exercise_checked()
+                .iter()
+                .filter(|id| id.starts_with(prefix))
+                .count()
+        })
         .max()
         .unwrap()
 }
@@ -112,7 +123,8 @@ fn a_correct_implementation_earns_every_requirement_at_any_size_with_a_slot_for_
                 fuzz,
             );
             let met = met(&report);
-            let lost: Vec<&&str> = CHECKED.iter().filter(|id| !met.contains(**id)).collect();
+            let checked = exercise_checked();
+            let lost: Vec<&&str> = checked.iter().filter(|id| !met.contains(**id)).collect();
             assert!(
                 lost.is_empty(),
                 "--fuzz {fuzz} --seed {seed}: the reference does not earn {lost:?}"

@@ -259,6 +259,15 @@ async function runBatch(fn, request, stubs, batch, file) {
     if (request.function === "execute_tool_calls") {
       globalThis.dispatch = stubs.dispatch();
       result = "max_parallel" in batch ? fn(batch.calls, batch.max_parallel) : fn(batch.calls);
+    } else if (request.function === "run_tool_calls") {
+      const schemas = request.parameters ?? {};
+      const tools = Object.fromEntries(request.tools.map((n) => {
+        const stub = stubs.tool(n);
+        stub.parameters = schemas[n] ?? { type: "object", properties: {} };
+        stub.description = `The ${n} tool.`;
+        return [n, stub];
+      }));
+      result = fn(tools, batch.calls);
     } else {
       const tools = Object.fromEntries(request.tools.map((n) => [n, stubs.tool(n)]));
       result = fn(tools, batch.calls);
@@ -276,6 +285,31 @@ async function runBatch(fn, request, stubs, batch, file) {
   }
 }
 
+// A runtime adapter's RUNTIME object as the hello declares it, or what is wrong with it
+// (docs/runtime-adapters.md).
+const POLICY_VALUES = { missing_id: [null, "generated", "kept", "refused"], duplicate_ids: [null, "each", "refused", "collapsed"] };
+function runtimeDeclaration(runtime) {
+  if (!runtime || typeof runtime !== "object") return { problem: "RUNTIME: a runtime adapter must export RUNTIME, an object (docs/runtime-adapters.md)" };
+  for (const field of ["framework", "version", "entry"]) {
+    if (typeof runtime[field] !== "string" || !runtime[field]) return { problem: `RUNTIME.${field}: must be a non-empty string` };
+  }
+  let types = runtime.message_types ?? runtime.message_type;
+  if (typeof types === "string") types = [types];
+  if (!Array.isArray(types) || !types.length || !types.every((t) => typeof t === "string")) return { problem: "RUNTIME.message_type: must name the framework's result type (a string)" };
+  const policies = runtime.policies ?? {};
+  const unknown = Object.keys(policies).filter((k) => !["missing_id", "duplicate_ids", "max_parallel", "error_content"].includes(k));
+  if (unknown.length) return { problem: `RUNTIME.policies: unknown key ${JSON.stringify(unknown[0])}` };
+  for (const [key, allowed] of Object.entries(POLICY_VALUES)) {
+    if (!allowed.includes(policies[key] ?? null)) return { problem: `RUNTIME.policies.${key}: ${JSON.stringify(policies[key])} is not one of ${JSON.stringify(allowed)}` };
+  }
+  const limit = policies.max_parallel ?? null;
+  if (limit !== null && !(Number.isInteger(limit) && limit >= 1)) return { problem: "RUNTIME.policies.max_parallel: must be a positive integer or null" };
+  const error = policies.error_content ?? null;
+  if (error !== null && typeof error !== "string") return { problem: "RUNTIME.policies.error_content: must be a string template or null" };
+  return { runtime: { framework: runtime.framework, version: runtime.version, entry: runtime.entry, message_types: types,
+    policies: { missing_id: policies.missing_id ?? null, duplicate_ids: policies.duplicate_ids ?? null, max_parallel: limit, error_content: error } } };
+}
+
 async function main() {
   const first = nextMessage();
   if (first === undefined) return;
@@ -286,6 +320,15 @@ async function main() {
     const module = await import(pathToFileURL(file).href);
     functions.execute_tool_calls = pick(module, "execute_tool_calls", "executeToolCalls");
     functions.run_parallel_calls = pick(module, "run_parallel_calls", "runParallelCalls");
+    functions.run_tool_calls = pick(module, "run_tool_calls", "runToolCalls");
+    if (functions.run_tool_calls) {
+      const declared = runtimeDeclaration(module.RUNTIME ?? module.default?.RUNTIME);
+      if (declared.problem) hello.problems.push(declared.problem);
+      else {
+        hello.runtime = declared.runtime;
+        hello.implementation.name = `${declared.runtime.framework} ${declared.runtime.version} (${hello.implementation.name})`;
+      }
+    }
     for (const [name, fn] of Object.entries(functions)) if (fn) hello.functions.push(name);
     if (pick(module, "dispatch", "dispatch")) hello.problems.push("the module defines its own `dispatch`; parcall provides `dispatch` as a global, so remove it");
   } catch (e) {

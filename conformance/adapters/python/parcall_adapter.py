@@ -36,7 +36,7 @@ STANDARD_MODULES_ASYNCIO_IMPORTS = (
     "array", "base64", "concurrent.futures", "contextvars", "heapq", "locale", "logging",
     "select", "selectors", "signal", "socket", "string", "subprocess", "typing")
 OUTPUT_CAP = 64 * 1024
-FUNCTIONS = ("execute_tool_calls", "run_parallel_calls")
+FUNCTIONS = ("execute_tool_calls", "run_parallel_calls", "run_tool_calls")
 
 
 # ------------------------------------------------------------------------------------------
@@ -388,13 +388,22 @@ class Stubs:
     def __init__(self, channel, case):
         self.channel = channel
         self.case = case
+        # Set once the case's result is sent: a thread the function left running (a
+        # framework that raised while its workers went on) must not invoke a tool into the
+        # next case, which parcall would read as a protocol error of that one.
+        self.over = False
+        self.guard = threading.Lock()
         # Every invocation's line starts the same: written once, the rest filled in per call.
         self.invoke_prefix = '{"type": "invoke", "id": %d, "call": ' % case
 
     def ask(self, tool, args):
         call = next(_calls)
-        self.channel.send_line('%s%d, "tool": %s, "args": %s}\n' % (
-            self.invoke_prefix, call, _value_encode(snapshot(tool)), _value_encode(snapshot(args))))
+        line = '%s%d, "tool": %s, "args": %s}\n' % (
+            self.invoke_prefix, call, _value_encode(snapshot(tool)), _value_encode(snapshot(args)))
+        with self.guard:
+            if self.over:
+                raise RuntimeError("parcall: the case this tool belongs to is over")
+            self.channel.send_line(line)
         answer = self.channel.answer(call)
         if answer is None:
             raise SystemExit("parcall closed the protocol")
@@ -472,7 +481,8 @@ def signature_problem(name, fn):
     except (TypeError, ValueError):
         return None
     shapes = {"execute_tool_calls": [("calls",), ("calls", "max_parallel")],
-              "run_parallel_calls": [("tools", "calls")]}[name]
+              "run_parallel_calls": [("tools", "calls")],
+              "run_tool_calls": [("tools", "calls")]}[name]
     for shape in shapes:
         try:
             signature.bind(*shape)
@@ -484,6 +494,46 @@ def signature_problem(name, fn):
 # ------------------------------------------------------------------------------------------
 # Running cases
 # ------------------------------------------------------------------------------------------
+POLICY_VALUES = {"missing_id": (None, "generated", "kept", "refused"),
+                 "duplicate_ids": (None, "each", "refused", "collapsed")}
+
+
+def runtime_declaration(runtime):
+    """A runtime adapter's RUNTIME dict as the hello declares it, or what is wrong with it
+    (docs/runtime-adapters.md)."""
+    where = "RUNTIME"
+    if not isinstance(runtime, dict):
+        return None, "%s: a runtime adapter must define RUNTIME, a dict (docs/runtime-adapters.md)" % where
+    for field in ("framework", "version", "entry"):
+        if not isinstance(runtime.get(field), str) or not runtime.get(field):
+            return None, "%s[%r]: must be a non-empty string" % (where, field)
+    types = runtime.get("message_types", runtime.get("message_type"))
+    if isinstance(types, str):
+        types = [types]
+    if not isinstance(types, list) or not types or not all(isinstance(t, str) for t in types):
+        return None, "%s['message_type']: must name the framework's result class (a string)" % where
+    policies = runtime.get("policies", {})
+    if not isinstance(policies, dict):
+        return None, "%s['policies']: must be a dict" % where
+    unknown = sorted(set(policies) - {"missing_id", "duplicate_ids", "max_parallel", "error_content"})
+    if unknown:
+        return None, "%s['policies']: unknown key %r" % (where, unknown[0])
+    for key, allowed in POLICY_VALUES.items():
+        if policies.get(key) not in allowed:
+            return None, "%s['policies'][%r]: %r is not one of %r" % (where, key, policies.get(key), allowed)
+    limit = policies.get("max_parallel")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        return None, "%s['policies']['max_parallel']: must be a positive integer or None" % where
+    error = policies.get("error_content")
+    if error is not None and not isinstance(error, str):
+        return None, "%s['policies']['error_content']: must be a string template or None" % where
+    return {"framework": runtime["framework"], "version": runtime["version"],
+            "entry": runtime["entry"], "message_types": types,
+            "policies": {"missing_id": policies.get("missing_id"),
+                         "duplicate_ids": policies.get("duplicate_ids"),
+                         "max_parallel": limit, "error_content": error}}, None
+
+
 def run_batch(module, module_file, request, stubs, batch):
     """Runs one batch; its `returned` or `raised` message (parcall counts the batches)."""
     calls = batch["calls"]
@@ -493,6 +543,16 @@ def run_batch(module, module_file, request, stubs, batch):
             module.dispatch = stubs.dispatch()
             fn = module.execute_tool_calls
             args = (calls,) if "max_parallel" not in batch else (calls, batch["max_parallel"])
+        elif request["function"] == "run_tool_calls":
+            fn = module.run_tool_calls
+            schemas = request.get("parameters", {})
+            tools = {}
+            for name in request["tools"]:
+                tool = stubs.tool(name)
+                tool.parameters = schemas.get(name, {"type": "object", "properties": {}})
+                tool.description = "The %s tool." % name
+                tools[name] = tool
+            args = (tools, calls)
         else:
             fn = module.run_parallel_calls
             args = ({name: stubs.tool(name) for name in request["tools"]}, calls)
@@ -529,7 +589,9 @@ def run_case(channel, module, module_file, request, capture):
         channel.send(reply)
         if reply["type"] == "raised":
             break
-    channel.send({"type": "result", "id": request["id"], "output": capture.take()})
+    with stubs.guard:
+        stubs.over = True
+        channel.send({"type": "result", "id": request["id"], "output": capture.take()})
 
 
 def main():
@@ -571,6 +633,13 @@ def main():
                 problem = signature_problem(name, fn)
                 if problem:
                     reply["problems"].append(problem)
+        if "run_tool_calls" in reply["functions"]:
+            declared, problem = runtime_declaration(getattr(module, "RUNTIME", None))
+            if problem:
+                reply["problems"].append(problem)
+            else:
+                reply["runtime"] = declared
+                info["name"] = "%s %s (%s)" % (declared["framework"], declared["version"], info["name"])
     reply["output"] = capture.take()
     channel.send(reply)
     while True:

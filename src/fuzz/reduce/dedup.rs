@@ -1,5 +1,6 @@
-//! The edits of a `run_parallel_calls` input: args shared by calls, fewer calls, and
-//! simpler scripts (fewer tools, no latency, fewer and simpler answers).
+//! The edits of an input of scripted tools (`run_parallel_calls`, and the runtime profile's
+//! `run_tool_calls`): args shared by calls, fewer calls, and simpler scripts (fewer tools,
+//! no latency, fewer and simpler answers).
 
 use super::edits::{call_edits, list_edits, LONG_BATCH};
 use super::edits::{object_edits, value_edits};
@@ -8,29 +9,48 @@ use crate::generate::cases::GeneratedInput;
 use crate::json::{Object, Value};
 use crate::spec::Answer;
 
-pub(super) fn candidates<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidate<'a>> {
+/// Which input the edits are of: the calls' field that holds their args, and how the
+/// input is built from scripts and batches.
+#[derive(Clone, Copy)]
+pub(super) struct Shape {
+    pub(super) args: &'static str,
+    pub(super) make: fn(Tools, Vec<Value>) -> GeneratedInput,
+}
+
+pub(super) const DEDUP: Shape = Shape {
+    args: "args",
+    make: |tools, batches| GeneratedInput::Dedup { tools, batches },
+};
+
+pub(super) const RUNTIME: Shape = Shape {
+    args: "arguments",
+    make: |tools, batches| GeneratedInput::Runtime { tools, batches },
+};
+
+pub(super) fn candidates<'a>(
+    shape: Shape,
+    tools: &'a Tools,
+    batches: &'a [Value],
+) -> Vec<Candidate<'a>> {
     let mut out: Vec<Candidate<'a>> = Vec::new();
-    out.extend(shared_args_edits(tools, batches));
+    out.extend(shared_args_edits(shape, tools, batches));
     for edit in list_edits(batches.to_vec(), call_edits) {
-        out.push(Box::new(move || GeneratedInput::Dedup {
-            tools: tools.clone(),
-            batches: edit(),
-        }));
+        out.push(Box::new(move || (shape.make)(tools.clone(), edit())));
     }
     if call_count(batches) > LONG_BATCH {
         // Cut long batches down first: an edit per scripted answer would be a run
         // per answer of hundreds.
         return out;
     }
-    out.extend(script_edits(tools, batches));
+    out.extend(script_edits(shape, tools, batches));
     out
 }
 
 /// The edits of the scripts: a tool dropped, its latency removed, its answers fewer and
 /// simpler.
-fn script_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidate<'a>> {
+fn script_edits<'a>(shape: Shape, tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidate<'a>> {
     let mut out: Vec<Candidate<'a>> = Vec::new();
-    let with_tools = |edit| tools_edit(tools, batches, edit);
+    let with_tools = |edit| tools_edit(shape, tools, batches, edit);
     for name in tools.keys() {
         out.push(with_tools(Box::new(move |t| {
             t.shift_remove(name);
@@ -96,6 +116,7 @@ fn answer_edits(answer: &Answer) -> Vec<Answer> {
 
 /// An edit of the scripts, the batches as they are.
 fn tools_edit<'a>(
+    shape: Shape,
     tools: &'a Tools,
     batches: &'a [Value],
     edit: Change<'a, Tools>,
@@ -103,10 +124,7 @@ fn tools_edit<'a>(
     Box::new(move || {
         let mut edited = tools.clone();
         edit(&mut edited);
-        GeneratedInput::Dedup {
-            tools: edited,
-            batches: batches.to_vec(),
-        }
+        (shape.make)(edited, batches.to_vec())
     })
 }
 
@@ -120,7 +138,11 @@ fn call_count(batches: &[Value]) -> usize {
 
 /// Simplifies one args object everywhere it occurs at once: in every call with those args
 /// (duplicates stay duplicates) and in the scripts' responses (answers stay attached).
-fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidate<'a>> {
+fn shared_args_edits<'a>(
+    shape: Shape,
+    tools: &'a Tools,
+    batches: &'a [Value],
+) -> Vec<Candidate<'a>> {
     use crate::reference::canonical_args;
     // Long batches are cut in chunks first: an edit per distinct args would be a run each.
     if call_count(batches) > LONG_BATCH {
@@ -128,7 +150,7 @@ fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidat
     }
     let mut distinct: Vec<(String, &Object)> = Vec::new();
     for call in batches.iter().filter_map(Value::as_list).flatten() {
-        if let Some(Value::Object(args)) = call.as_object().and_then(|c| c.get("args")) {
+        if let Some(Value::Object(args)) = call.as_object().and_then(|c| c.get(shape.args)) {
             let key = canonical_args(args);
             if !distinct.iter().any(|(seen, _)| *seen == key) {
                 distinct.push((key, args));
@@ -154,7 +176,7 @@ fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidat
                     let Value::List(calls) = batch else { continue };
                     for call in calls {
                         if let Value::Object(fields) = call {
-                            if let Some(Value::Object(a)) = fields.get_mut("args") {
+                            if let Some(Value::Object(a)) = fields.get_mut(shape.args) {
                                 swap(a);
                             }
                         }
@@ -168,7 +190,7 @@ fn shared_args_edits<'a>(tools: &'a Tools, batches: &'a [Value]) -> Vec<Candidat
                         }
                     }
                 }
-                GeneratedInput::Dedup { tools, batches }
+                (shape.make)(tools, batches)
             }));
         }
     }

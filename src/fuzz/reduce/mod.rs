@@ -18,7 +18,7 @@ mod exec;
 /// in-process shrink was the allocator).
 pub(super) type Candidate<'a> = Box<dyn Fn() -> GeneratedInput + 'a>;
 
-/// The scripts of a dedup case, by tool name.
+/// The scripts of a dedup or runtime case, by tool name.
 type Tools = IndexMap<String, ToolScript>;
 
 /// A change made to a copy of something, when the edit is built.
@@ -32,7 +32,8 @@ pub(super) fn has_race_probe(input: &GeneratedInput) -> bool {
             dispatch: Dispatch::Scripted { tools },
             ..
         }
-        | GeneratedInput::Dedup { tools, .. } => tools.values().any(ToolScript::has_latency),
+        | GeneratedInput::Dedup { tools, .. }
+        | GeneratedInput::Runtime { tools, .. } => tools.values().any(ToolScript::has_latency),
         GeneratedInput::Exec { .. } => false,
     }
 }
@@ -41,6 +42,9 @@ pub(super) fn has_race_probe(input: &GeneratedInput) -> bool {
 pub(super) fn candidates(input: &GeneratedInput) -> Vec<Candidate<'_>> {
     match input {
         GeneratedInput::Exec { dispatch, batches } => exec::candidates(dispatch, batches),
-        GeneratedInput::Dedup { tools, batches } => dedup::candidates(tools, batches),
+        GeneratedInput::Dedup { tools, batches } => dedup::candidates(dedup::DEDUP, tools, batches),
+        GeneratedInput::Runtime { tools, batches } => {
+            dedup::candidates(dedup::RUNTIME, tools, batches)
+        }
     }
 }

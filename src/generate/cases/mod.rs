@@ -12,11 +12,13 @@ use std::collections::HashSet;
 mod corners;
 mod dedup;
 mod exec;
+mod runtime;
 mod variants;
 
 pub use corners::INHERITED_NAMES;
 pub use dedup::{dedup_input, dedup_long_input, dedup_plain_input};
 pub use exec::{exec_input, exec_long_input, exec_plain_input};
+pub use runtime::{runtime_input, MISSING_TOOL, RUNTIME_TOOLS, SPECIAL_ARGUMENT_NAMES};
 pub use variants::variant_input;
 
 /// The inputs of a generated case: tools and batches, no expectations yet.
@@ -28,6 +30,11 @@ pub enum GeneratedInput {
         batches: Vec<(Value, Option<u64>)>,
     },
     Dedup {
+        tools: IndexMap<String, ToolScript>,
+        batches: Vec<Value>,
+    },
+    /// A runtime-profile case: tools, and each turn's calls.
+    Runtime {
         tools: IndexMap<String, ToolScript>,
         batches: Vec<Value>,
     },
@@ -229,7 +236,7 @@ mod tests {
                         dedup += 1;
                     }
                 }
-                GeneratedInput::Exec { .. } => {}
+                GeneratedInput::Exec { .. } | GeneratedInput::Runtime { .. } => {}
             }
         }
         assert!(
@@ -246,7 +253,8 @@ mod tests {
                 dispatch: Dispatch::Scripted { tools },
                 ..
             }
-            | GeneratedInput::Dedup { tools, .. } => Some(tools.clone()),
+            | GeneratedInput::Dedup { tools, .. }
+            | GeneratedInput::Runtime { tools, .. } => Some(tools.clone()),
             GeneratedInput::Exec { .. } => None,
         };
         let mut slow = 0;
@@ -277,6 +285,7 @@ mod tests {
                     Dispatch::Sandbox => 0,
                 },
                 Case::Dedup(c) => longest(&c.tools),
+                Case::Runtime(c) => longest(&c.tools),
             };
             slow += usize::from(original_waits > PROBE_MS);
         }

@@ -53,6 +53,16 @@ pub(super) fn variant(case: &Case, seed: u64, extra: usize) -> GeneratedInput {
                 .map(|b| append_again(&permute_keys(&b.calls, seed), seed, extra))
                 .collect(),
         },
+        // A runtime's variant keeps the calls' ids: appended calls repeat an id, a case of
+        // its own.
+        Case::Runtime(c) => GeneratedInput::Runtime {
+            tools: probe_waits(&c.tools),
+            batches: c
+                .batches
+                .iter()
+                .map(|b| permute_keys(&b.calls, seed))
+                .collect(),
+        },
     }
 }
 

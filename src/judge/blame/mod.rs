@@ -63,6 +63,27 @@ pub mod ids {
     pub const DEDUP_NO_STATE: &str = "DEDUP-NO-STATE";
     pub const DEDUP_NAME_VERBATIM: &str = "DEDUP-NAME-VERBATIM";
 
+    pub const RUNTIME_RESULT_PER_CALL: &str = "RUNTIME-RESULT-PER-CALL";
+    pub const RUNTIME_ID_ECHOED: &str = "RUNTIME-ID-ECHOED";
+    pub const RUNTIME_RESULT_ORDER: &str = "RUNTIME-RESULT-ORDER";
+    pub const RUNTIME_CONTENT_UNCHANGED: &str = "RUNTIME-CONTENT-UNCHANGED";
+    pub const RUNTIME_EXECUTE_ONCE: &str = "RUNTIME-EXECUTE-ONCE";
+    pub const RUNTIME_ARGS_UNCHANGED: &str = "RUNTIME-ARGS-UNCHANGED";
+    pub const RUNTIME_ERROR_ISOLATED: &str = "RUNTIME-ERROR-ISOLATED";
+    pub const RUNTIME_ERROR_REPORTED: &str = "RUNTIME-ERROR-REPORTED";
+    pub const RUNTIME_MALFORMED_ANSWERED: &str = "RUNTIME-MALFORMED-ANSWERED";
+    pub const RUNTIME_NO_STATE: &str = "RUNTIME-NO-STATE";
+    pub const RUNTIME_POLICY_DECLARED: &str = "RUNTIME-POLICY-DECLARED";
+
+    /// The requirements of `profile` an implementation can be charged with.
+    pub fn checked_in(profile: crate::spec::Profile) -> impl Iterator<Item = &'static str> {
+        let runtime = profile == crate::spec::Profile::Runtime;
+        CHECKED
+            .iter()
+            .copied()
+            .filter(move |id| id.starts_with("RUNTIME-") == runtime)
+    }
+
     /// Every requirement an implementation can be charged with. The others describe the
     /// provided sandbox (checked against the reference) or grant a freedom (a MAY).
     pub const CHECKED: &[&str] = &[
@@ -101,6 +122,17 @@ pub mod ids {
         DEDUP_RAISE,
         DEDUP_NO_STATE,
         DEDUP_NAME_VERBATIM,
+        RUNTIME_RESULT_PER_CALL,
+        RUNTIME_ID_ECHOED,
+        RUNTIME_RESULT_ORDER,
+        RUNTIME_CONTENT_UNCHANGED,
+        RUNTIME_EXECUTE_ONCE,
+        RUNTIME_ARGS_UNCHANGED,
+        RUNTIME_ERROR_ISOLATED,
+        RUNTIME_ERROR_REPORTED,
+        RUNTIME_MALFORMED_ANSWERED,
+        RUNTIME_NO_STATE,
+        RUNTIME_POLICY_DECLARED,
     ];
 }
 
@@ -181,6 +213,7 @@ pub fn unexplained_requirement(function: Function) -> &'static str {
     match function {
         Function::ExecuteToolCalls => ids::EXEC_OUTPUT_COUNT,
         Function::RunParallelCalls => ids::DEDUP_RESULT_ENTRIES,
+        Function::RunToolCalls => ids::RUNTIME_RESULT_PER_CALL,
     }
 }
 
@@ -199,23 +232,42 @@ pub fn blame_in(model: NumberModel, case: &Case, runs: &[BatchRun], outcome: &Ou
     match case {
         Case::Exec(exec) => exec::diagnose(model, exec, &runs, &mut tally),
         Case::Dedup(dedup) => dedup::diagnose(model, dedup, &runs, &mut tally),
+        Case::Runtime(runtime) => {
+            let ended: Vec<_> = runs.iter().map(super::runtime::Ended::Returned).collect();
+            let (_, blame) = super::runtime::verdict_in(model, runtime, &ended, None);
+            return with_unexplained(blame, Function::RunToolCalls, runs.len(), outcome);
+        }
     }
+    with_unexplained(tally.finish(), case.function(), runs.len(), outcome)
+}
+
+/// `blame`, charged with the failure no check explained, if `outcome` is one: to the
+/// function's named requirement, and it says so.
+pub fn with_unexplained(
+    mut blame: Blame,
+    function: Function,
+    returned: usize,
+    outcome: &Outcome,
+) -> Blame {
     if let Outcome::Fail(failure) = outcome {
-        if tally.charges.is_empty() {
+        if blame.charges.is_empty() {
+            let requirement = unexplained_requirement(function);
             let batch = match failure {
                 Failure::WrongOutput { batch, .. }
                 | Failure::WrongInvocations { batch, .. }
                 | Failure::Exception { batch, .. } => *batch,
-                _ => runs.len() + 1,
+                _ => returned + 1,
             };
-            let function = match case {
-                Case::Exec(_) => Function::ExecuteToolCalls,
-                Case::Dedup(_) => Function::RunParallelCalls,
-            };
-            tally.unexplained(unexplained_requirement(function), batch, failure);
+            blame.shown.remove(requirement);
+            blame.charges.push(Charge {
+                requirement: requirement.to_owned(),
+                batch,
+                diagnosis: unexplained_diagnosis(failure),
+                explained: false,
+            });
         }
     }
-    tally.finish()
+    blame
 }
 
 /// The blame of a case that ended without batch results to diagnose (not started, skipped,
@@ -278,17 +330,6 @@ impl Tally {
             batch,
             diagnosis,
             explained: true,
-        });
-        self.more.push(0);
-    }
-
-    fn unexplained(&mut self, requirement: &'static str, batch: usize, failure: &Failure) {
-        self.applied.insert(requirement);
-        self.charges.push(Charge {
-            requirement: requirement.to_owned(),
-            batch,
-            diagnosis: unexplained_diagnosis(failure),
-            explained: false,
         });
         self.more.push(0);
     }

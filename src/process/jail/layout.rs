@@ -160,29 +160,86 @@ fn kind(program: &Path) -> &'static str {
     }
 }
 
+/// What was found for each path, kept for the process: finding runs programs.
+type Found = OnceLock<Mutex<HashMap<PathBuf, Result<Vec<PathBuf>, String>>>>;
+
+/// `find(path)`, worked out once per path for the process.
+fn cached(
+    table: &Found,
+    path: &Path,
+    find: impl FnOnce(&Path) -> Result<Vec<PathBuf>, String>,
+) -> Result<Vec<PathBuf>, String> {
+    let table = table.get_or_init(Default::default);
+    let known = table
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(path)
+        .cloned();
+    known.unwrap_or_else(|| {
+        let found = find(path);
+        table
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(path.to_owned(), found.clone());
+        found
+    })
+}
+
+/// Binds `folder` whole, read-only at its place, and the system libraries its shared
+/// objects load (an installed package's compiled extensions need `libgcc_s`, `libstdc++`
+/// and the like, which the interpreter itself may not map). Cached per folder.
+pub fn readable(builder: &mut Builder, folder: &Path) -> Result<(), LayoutError> {
+    static FOUND: Found = OnceLock::new();
+    let paths = cached(&FOUND, folder, libraries_of_shared_objects);
+    let error = |reason: String| LayoutError {
+        program: folder.display().to_string(),
+        reason,
+    };
+    builder.bind(folder).map_err(error)?;
+    for path in paths.map_err(error)? {
+        builder.bind(&path).map_err(error)?;
+    }
+    Ok(())
+}
+
+/// The libraries, outside `folder`, that the shared objects under it load.
+fn libraries_of_shared_objects(folder: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut objects = Vec::new();
+    let mut pending = vec![folder.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = entry.path();
+            let name = entry.file_name();
+            let shared = name
+                .to_str()
+                .is_some_and(|n| n.ends_with(".so") || n.contains(".so."));
+            if kind.is_dir() {
+                pending.push(path);
+            } else if kind.is_file() && shared {
+                objects.push(path);
+            }
+        }
+    }
+    let mut needed = BTreeSet::new();
+    for object in objects {
+        for library in libraries(&object)? {
+            if !library.starts_with(folder) {
+                needed.insert(library);
+            }
+        }
+    }
+    Ok(needed.into_iter().collect())
+}
+
 /// Binds what `program` (an absolute path on the machine) needs; the path to execute, which
 /// for a Python launcher script (a version manager's shim) is the interpreter it starts.
 /// Cached per program.
 pub fn program(builder: &mut Builder, program: &Path) -> Result<PathBuf, LayoutError> {
-    type Found = Result<Vec<PathBuf>, String>;
-    static FOUND: OnceLock<Mutex<HashMap<PathBuf, Found>>> = OnceLock::new();
-    let found = FOUND.get_or_init(Default::default);
-    let cached = found
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(program)
-        .cloned();
-    let paths = match cached {
-        Some(paths) => paths,
-        None => {
-            let paths = needs(program, 0);
-            found
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(program.to_owned(), paths.clone());
-            paths
-        }
-    };
+    static FOUND: Found = OnceLock::new();
+    let paths = cached(&FOUND, program, |program| needs(program, 0));
     let error = |reason: String| LayoutError {
         program: program.display().to_string(),
         reason,

@@ -126,6 +126,8 @@ pub struct Request {
     pub cwd: PathBuf,
     /// More programs to bind with what they need, when they exist (a shell for scripts).
     pub also: Vec<PathBuf>,
+    /// Folders bound read-only at their place, whole (see [`crate::process::Launch::readable`]).
+    pub readable: Vec<PathBuf>,
     /// Its own files (copies).
     pub copies: Vec<Step>,
     pub uid: u32,
@@ -160,6 +162,9 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
             layout::program(&mut builder, program)?;
         }
     }
+    for folder in &request.readable {
+        layout::readable(&mut builder, folder)?;
+    }
     for copy in request.copies {
         builder.push(copy);
     }
@@ -184,6 +189,7 @@ pub fn probe(uid: u32, gid: u32) -> Result<(), String> {
         cwd_outside: "/".into(),
         cwd: "/".into(),
         also: Vec::new(),
+        readable: Vec::new(),
         copies: Vec::new(),
         uid,
         gid,
@@ -224,6 +230,7 @@ pub fn failing(message: &str, inner: &Launch, helper: &Path) -> Launch {
         clear_env: true,
         current_dir: Some(PathBuf::from("/")),
         limits: inner.limits,
+        readable: Vec::new(),
     }
 }
 
@@ -241,6 +248,7 @@ pub fn launch(plan: &Plan, inner: &Launch, helper: &Path) -> Launch {
         clear_env: inner.clear_env,
         current_dir: Some(PathBuf::from("/")),
         limits: inner.limits,
+        readable: Vec::new(),
     }
 }
 
@@ -341,6 +349,7 @@ mod tests {
             cwd_outside: "/".into(),
             cwd: HOME.into(),
             also: vec![],
+            readable: vec![],
             copies: vec![Step::Copy {
                 source: dir.path().to_owned(),
                 path: HOME.into(),
@@ -359,6 +368,7 @@ mod tests {
             clear_env: true,
             current_dir: None,
             limits: crate::process::Limits::default(),
+            readable: Vec::new(),
         };
         let launch = launch(&plan, &inner, &helper);
         let output = std::process::Command::new(&launch.program)

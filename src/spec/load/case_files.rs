@@ -111,7 +111,11 @@ pub(super) fn read_cases_apart(text: &str) -> Option<(Vec<ReadCase>, Vec<Option<
         &text[member.list.end..]
     );
     let header: CaseFile = json::from_value(&json::parse(&header).ok()?).ok()?;
-    let exec = matches!(header, CaseFile::ExecuteToolCalls { .. });
+    let function = match header {
+        CaseFile::ExecuteToolCalls { .. } => Function::ExecuteToolCalls,
+        CaseFile::RunParallelCalls { .. } => Function::RunParallelCalls,
+        CaseFile::RunToolCalls { .. } => Function::RunToolCalls,
+    };
     let read: Vec<(ReadCase, LinesOf)> = member
         .items
         .par_iter()
@@ -120,10 +124,10 @@ pub(super) fn read_cases_apart(text: &str) -> Option<(Vec<ReadCase>, Vec<Option<
             let longest = longest_integer(&value);
             // Copied, as a whole file is (see `parse_json_text`): taking the value apart
             // was no faster here and left more memory behind (BENCHMARKS.md section 3).
-            let case = if exec {
-                Case::Exec(json::from_value(&value).ok()?)
-            } else {
-                Case::Dedup(json::from_value(&value).ok()?)
+            let case = match function {
+                Function::ExecuteToolCalls => Case::Exec(json::from_value(&value).ok()?),
+                Function::RunParallelCalls => Case::Dedup(json::from_value(&value).ok()?),
+                Function::RunToolCalls => Case::Runtime(json::from_value(&value).ok()?),
             };
             let lines = LinesOf::item(&text[item.clone()], case.id());
             Some(((case, longest), lines))
@@ -182,6 +186,7 @@ pub(super) fn read_cases_whole(
     let cases: Vec<Case> = match file {
         CaseFile::ExecuteToolCalls { cases, .. } => cases.into_iter().map(Case::Exec).collect(),
         CaseFile::RunParallelCalls { cases, .. } => cases.into_iter().map(Case::Dedup).collect(),
+        CaseFile::RunToolCalls { cases, .. } => cases.into_iter().map(Case::Runtime).collect(),
     };
     let longest = longest.into_iter().chain(std::iter::repeat(None));
     Ok(cases.into_iter().zip(longest).collect())
@@ -228,7 +233,7 @@ mod tests {
     fn bundled_case_files() -> Vec<(Function, String, String)> {
         let source = Source::Embedded;
         let mut files = Vec::new();
-        for function in Function::ALL {
+        for function in Function::EVERY {
             for path in source
                 .json_files(&format!("cases/{}", function.name()))
                 .unwrap()

@@ -1,7 +1,9 @@
 //! What is wrong inside a case (its id, its batches, its numbers), and across cases
 //! (unique ids, links to requirements).
 
-use super::super::model::{Answer, DedupCase, Dispatch, ExceptionClass, ExecCase, ToolScript};
+use super::super::model::{
+    Answer, DedupCase, Dispatch, ExceptionClass, ExecCase, RuntimeCase, ToolScript,
+};
 use super::super::requirements::Requirement;
 use super::{Case, SpecCase};
 use crate::json::Value;
@@ -29,6 +31,7 @@ pub(super) fn case_problems(case: &SpecCase, longest_integer: Option<usize>) -> 
     match &*case.case {
         Case::Exec(exec) => exec_problems(exec, &mut problems),
         Case::Dedup(dedup) => dedup_problems(dedup, &mut problems),
+        Case::Runtime(runtime) => runtime_problems(runtime, &mut problems),
     }
     if let Some(digits) = longest_integer.filter(|&d| d > MAX_INTEGER_DIGITS) {
         problems.push(format!(
@@ -90,6 +93,66 @@ pub(super) fn exec_problems(case: &ExecCase, problems: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+pub(super) fn runtime_problems(case: &RuntimeCase, problems: &mut Vec<String>) {
+    if case.batches.is_empty() {
+        problems.push("has no batch".to_owned());
+    }
+    for (index, batch) in case.batches.iter().enumerate() {
+        let Some(calls) = batch.calls.as_list() else {
+            problems.push(format!("batch {}: `calls` must be a list", index + 1));
+            continue;
+        };
+        for (position, call) in calls.iter().enumerate() {
+            let call = call.as_object();
+            let id_ok = call
+                .and_then(|c| c.get("id"))
+                .is_none_or(|id| matches!(id, Value::Str(_) | Value::Null));
+            let name_ok = call
+                .and_then(|c| c.get("name"))
+                .is_some_and(|n| n.as_str().is_some());
+            let args_ok = call
+                .and_then(|c| c.get("arguments"))
+                .is_some_and(|a| a.as_object().is_some());
+            let finite = call
+                .and_then(|c| c.get("arguments"))
+                .is_none_or(|a| !has_non_finite(a));
+            if !finite {
+                problems.push(format!(
+                    "batch {}: call {}: arguments hold NaN, an infinity, or an integer of more than {} digits: JSON text (what a model writes) has no NaN or infinity, and a float64 runtime reads such an integer as one",
+                    index + 1,
+                    position + 1,
+                    super::super::model::RUNTIME_MAX_DIGITS
+                ));
+            }
+            if !(id_ok && name_ok && args_ok) {
+                problems.push(format!(
+                    "batch {}: call {}: must be {{\"id\": string or null, \"name\": string, \"arguments\": object}}",
+                    index + 1,
+                    position + 1
+                ));
+            }
+        }
+    }
+    raise_problems(&case.tools, problems);
+    for (name, script) in &case.tools {
+        if script.responses.iter().any(|r| r.answers.is_empty()) {
+            problems.push(format!("tool `{name}` has a response without answers"));
+        }
+    }
+}
+
+fn has_non_finite(value: &Value) -> bool {
+    match value {
+        Value::Float(f) => !f.is_finite(),
+        Value::Int(i) => {
+            i.as_str().trim_start_matches('-').len() > super::super::model::RUNTIME_MAX_DIGITS
+        }
+        Value::List(items) => items.iter().any(has_non_finite),
+        Value::Object(object) => object.values().any(has_non_finite),
+        _ => false,
     }
 }
 

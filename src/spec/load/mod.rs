@@ -1,7 +1,7 @@
 //! Loading and checking the specification: requirements, every case file, and the links
 //! between them. Every problem found is reported at once, each with its file and case.
 
-use super::model::{DedupCase, ExecCase};
+use super::model::{DedupCase, ExecCase, RuntimeCase};
 use super::requirements::{Function, Requirement};
 use super::source::Source;
 use std::collections::HashMap;
@@ -47,11 +47,12 @@ pub struct SpecCase {
     pub case: Arc<Case>,
 }
 
-/// A case of either function.
+/// A case of any function.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Case {
     Exec(ExecCase),
     Dedup(DedupCase),
+    Runtime(RuntimeCase),
 }
 
 impl Case {
@@ -59,6 +60,7 @@ impl Case {
         match self {
             Case::Exec(c) => &c.id,
             Case::Dedup(c) => &c.id,
+            Case::Runtime(c) => &c.id,
         }
     }
 
@@ -67,6 +69,48 @@ impl Case {
         match self {
             Case::Exec(c) => c.batches.len(),
             Case::Dedup(c) => c.batches.len(),
+            Case::Runtime(c) => c.batches.len(),
+        }
+    }
+
+    /// Each batch's calls, as written.
+    pub fn batch_calls(&self) -> Vec<&crate::json::Value> {
+        match self {
+            Case::Exec(c) => c.batches.iter().map(|b| &b.calls).collect(),
+            Case::Dedup(c) => c.batches.iter().map(|b| &b.calls).collect(),
+            Case::Runtime(c) => c.batches.iter().map(|b| &b.calls).collect(),
+        }
+    }
+
+    pub fn set_id(&mut self, id: String) {
+        match self {
+            Case::Exec(c) => c.id = id,
+            Case::Dedup(c) => c.id = id,
+            Case::Runtime(c) => c.id = id,
+        }
+    }
+
+    pub fn set_description(&mut self, description: String) {
+        match self {
+            Case::Exec(c) => c.description = description,
+            Case::Dedup(c) => c.description = description,
+            Case::Runtime(c) => c.description = description,
+        }
+    }
+
+    pub fn set_requirements(&mut self, requirements: Vec<String>) {
+        match self {
+            Case::Exec(c) => c.requirements = requirements,
+            Case::Dedup(c) => c.requirements = requirements,
+            Case::Runtime(c) => c.requirements = requirements,
+        }
+    }
+
+    pub fn function(&self) -> Function {
+        match self {
+            Case::Exec(_) => Function::ExecuteToolCalls,
+            Case::Dedup(_) => Function::RunParallelCalls,
+            Case::Runtime(_) => Function::RunToolCalls,
         }
     }
 }
@@ -77,16 +121,14 @@ impl SpecCase {
     }
 
     pub fn function(&self) -> Function {
-        match &*self.case {
-            Case::Exec(_) => Function::ExecuteToolCalls,
-            Case::Dedup(_) => Function::RunParallelCalls,
-        }
+        self.case.function()
     }
 
     pub fn requirements(&self) -> &[String] {
         match &*self.case {
             Case::Exec(c) => &c.requirements,
             Case::Dedup(c) => &c.requirements,
+            Case::Runtime(c) => &c.requirements,
         }
     }
 
@@ -94,6 +136,7 @@ impl SpecCase {
         match &*self.case {
             Case::Exec(c) => &c.description,
             Case::Dedup(c) => &c.description,
+            Case::Runtime(c) => &c.description,
         }
     }
 }
@@ -145,7 +188,7 @@ impl Spec {
         let version = read_version(source, &mut problems);
         let requirements = read_requirements(source, &mut problems);
         let mut files = Vec::new();
-        for function in Function::ALL {
+        for function in Function::EVERY {
             for path in case_files(source, function, &mut problems) {
                 files.push((function, path));
             }

@@ -96,7 +96,7 @@ pub(crate) fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
         }
     };
     // Outside the lock: a loop on another seed need not wait for this draw.
-    slot.get_or_init(|| Drawn::new(&spec().cases, &Function::ALL, fuzz, seed));
+    slot.get_or_init(|| Drawn::new(&spec().cases, &Function::EXERCISES, fuzz, seed));
     slot
 }
 
@@ -104,11 +104,7 @@ pub(crate) fn drawn(seed: u64, fuzz: usize) -> DrawSlot {
 /// Each batch's calls as one text, as the strongest memoriser keys them: nothing of the
 /// tools' answers, nor of `max_parallel`.
 fn batch_keys(case: &Case) -> Vec<String> {
-    let batches: Vec<&Value> = match case {
-        Case::Exec(c) => c.batches.iter().map(|b| &b.calls).collect(),
-        Case::Dedup(c) => c.batches.iter().map(|b| &b.calls).collect(),
-    };
-    batches
+    case.batch_calls()
         .into_iter()
         .map(|calls| dumps(calls, Style::CANONICAL))
         .collect()
@@ -144,6 +140,7 @@ pub(crate) fn memoriser() -> impl FnMut(&Case) -> CaseRun {
                     output: match case {
                         Case::Exec(_) => Value::List(Vec::new()),
                         Case::Dedup(_) => Value::Object(Default::default()),
+                        Case::Runtime(_) => Value::List(Vec::new()),
                     },
                     invocations: Vec::new(),
                 },
@@ -261,6 +258,7 @@ pub(crate) fn canned() -> impl FnMut(&Case) -> CaseRun {
                     }
                 })
                 .collect(),
+            Case::Runtime(_) => unreachable!("canned answers the exercises only"),
         };
         (runs, None)
     }

@@ -1,0 +1,1060 @@
+//! Judging the runtime profile (spec/SPEC.md, "The runtime profile"): what an agent
+//! framework did with one model turn's tool calls. A framework's own conventions (the ids it
+//! generates, its error wording) are its declared policies, so a turn is read by properties,
+//! not against one expected output: results are matched to calls by id before any other
+//! check reads them, and each check charges its own requirement. One bug, one charge: a
+//! result lost beside a raising tool is the isolation rule's, not the one-result rule's; a
+//! call that never ran is the execution rule's, not also the result rule's.
+
+use super::blame::{ids, Blame, Charge};
+use super::{multiset_difference, BatchRun, Failure, Outcome};
+use crate::generate::cases::SPECIAL_ARGUMENT_NAMES;
+use crate::json::{dumps, NumberModel, Object, Style, Value};
+use crate::protocol::{DuplicateIdsPolicy, MissingIdPolicy, RuntimePolicies};
+use crate::reference::canonical_args;
+use crate::reference::python::repr_value;
+use crate::spec::{held_scripts, Answer, ExceptionClass, RuntimeBatch, RuntimeCase};
+use std::collections::{BTreeSet, HashMap};
+
+/// How one batch ended: it returned its results, or the framework raised.
+pub enum Ended<'r> {
+    Returned(&'r BatchRun),
+    Raised {
+        message: &'r str,
+        traceback: &'r str,
+        invocations: &'r [Value],
+    },
+}
+
+/// What the tool answers one call, had each call run once in call order.
+#[derive(Debug, Clone)]
+enum Expected {
+    Returns(Value),
+    Raises {
+        message: String,
+        class: &'static str,
+        repr: String,
+    },
+    /// The call names a tool the runtime was not given.
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+struct Call {
+    /// 1-based, as diagnoses name calls.
+    position: usize,
+    /// `None`: the call has no id (the field is absent or null).
+    id: Option<String>,
+    name: String,
+    arguments: Object,
+    expected: Expected,
+}
+
+impl Call {
+    fn invocation(&self) -> Value {
+        let mut object = Object::new();
+        object.insert("name".into(), self.name.as_str().into());
+        object.insert("args".into(), Value::from(self.arguments.clone()));
+        Value::from(object)
+    }
+
+    fn known(&self) -> bool {
+        !matches!(self.expected, Expected::Unknown)
+    }
+
+    fn raises(&self) -> bool {
+        matches!(self.expected, Expected::Raises { .. })
+    }
+
+    /// A call the runtime may find malformed: no id, or a tool it was not given.
+    fn malformed(&self) -> bool {
+        self.id.is_none() || !self.known()
+    }
+
+    fn special_argument(&self) -> Option<&str> {
+        self.arguments
+            .keys()
+            .map(|k| &**k)
+            .find(|k| SPECIAL_ARGUMENT_NAMES.contains(k) || k.starts_with("__"))
+    }
+
+    fn label(&self) -> String {
+        match &self.id {
+            Some(id) => format!("call {} (id {})", self.position, quoted(id)),
+            None => format!("call {} (no id)", self.position),
+        }
+    }
+}
+
+fn quoted(text: &str) -> String {
+    dumps(&Value::from(text), Style::PYTHON)
+}
+
+/// One tool message as the adapter gave it.
+struct Message {
+    id: Option<String>,
+    /// `None`: not a string.
+    content: Option<String>,
+}
+
+/// The calls of every batch of `case`, each with its answer: the n-th call with the same
+/// tool and arguments over the whole case gets the n-th scripted answer (the last repeats).
+fn calls_of(case: &RuntimeCase) -> Vec<Vec<Call>> {
+    let mut counts: HashMap<(String, String), usize> = HashMap::new();
+    case.batches
+        .iter()
+        .map(|batch| {
+            let calls = batch.calls.as_list().unwrap_or_default();
+            calls
+                .iter()
+                .enumerate()
+                .map(|(index, call)| {
+                    let call = call.as_object().cloned().unwrap_or_default();
+                    let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+                    let name = call
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned();
+                    let arguments = call
+                        .get("arguments")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    let key = canonical_args(&arguments);
+                    let nth = counts.entry((name.clone(), key.clone())).or_default();
+                    let expected = expected(case, &name, &key, *nth);
+                    *nth += 1;
+                    Call {
+                        position: index + 1,
+                        id,
+                        name,
+                        arguments,
+                        expected,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn expected(case: &RuntimeCase, name: &str, key: &str, nth: usize) -> Expected {
+    let Some(script) = case.tools.get(name) else {
+        return Expected::Unknown;
+    };
+    let response = script.responses.iter().find(|r| match &r.args {
+        Some(args) => canonical_args(args) == key,
+        None => true,
+    });
+    let answer = response.and_then(|r| r.answers.get(nth).or(r.answers.last()));
+    match answer {
+        Some(Answer::Return { value }) => Expected::Returns(value.clone()),
+        Some(Answer::Raise {
+            message,
+            exception,
+            args,
+        }) => {
+            let class = exception.unwrap_or(ExceptionClass::RuntimeError);
+            let args = args
+                .clone()
+                .unwrap_or_else(|| vec![Value::from(message.as_str())]);
+            let items: Vec<String> = args.iter().map(repr_value).collect();
+            Expected::Raises {
+                message: message.clone(),
+                class: class.name(),
+                repr: format!("{}({})", class.name(), items.join(", ")),
+            }
+        }
+        // parcall answers an invocation no script answers by raising (PROTOCOL.md).
+        None => Expected::Raises {
+            message: format!("parcall: no scripted answer for {name}({key})"),
+            class: "RuntimeError",
+            repr: String::new(),
+        },
+    }
+}
+
+/// `template` filled in for the exception `expected` raises.
+fn filled(template: &str, message: &str, class: &str, repr: &str) -> String {
+    template
+        .replace("{message}", message)
+        .replace("{type}", class)
+        .replace("{repr}", repr)
+}
+
+/// The messages of an output, or why it is not a list of tool messages.
+fn messages(output: &Value) -> Result<Vec<Message>, String> {
+    let Some(items) = output.as_list() else {
+        return Err("the result is not a list of tool messages".into());
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let Some(fields) = item.as_object() else {
+                return Err(format!("result {} is not an object", i + 1));
+            };
+            let id = match fields.get("tool_call_id") {
+                Some(Value::Str(id)) => Some(id.to_string()),
+                Some(Value::Null) | None => None,
+                Some(_) => return Err(format!("result {}'s tool_call_id is not a string", i + 1)),
+            };
+            let content = fields
+                .get("content")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            Ok(Message { id, content })
+        })
+        .collect()
+}
+
+/// The requirements whose checks apply to `case` (what it can show kept).
+pub fn applicable(case: &RuntimeCase) -> BTreeSet<String> {
+    let mut shown = BTreeSet::new();
+    for (index, calls) in calls_of(case).iter().enumerate() {
+        shown.extend(applicable_to_batch(calls, index));
+    }
+    shown
+}
+
+fn applicable_to_batch(calls: &[Call], index: usize) -> BTreeSet<String> {
+    let mut shown = BTreeSet::new();
+    let mut add = |id: &str| {
+        shown.insert(id.to_owned());
+    };
+    if calls.is_empty() {
+        return shown;
+    }
+    add(ids::RUNTIME_RESULT_PER_CALL);
+    if calls.iter().any(|c| c.id.is_some()) {
+        add(ids::RUNTIME_ID_ECHOED);
+    }
+    if calls.len() >= 2 {
+        add(ids::RUNTIME_RESULT_ORDER);
+    }
+    if calls
+        .iter()
+        .any(|c| matches!(c.expected, Expected::Returns(_)))
+    {
+        add(ids::RUNTIME_CONTENT_UNCHANGED);
+    }
+    if calls.iter().any(Call::known) {
+        add(ids::RUNTIME_EXECUTE_ONCE);
+    }
+    if calls.iter().any(|c| c.known() && !c.arguments.is_empty()) {
+        add(ids::RUNTIME_ARGS_UNCHANGED);
+    }
+    if calls.iter().any(Call::raises) {
+        add(ids::RUNTIME_ERROR_ISOLATED);
+        add(ids::RUNTIME_ERROR_REPORTED);
+        add(ids::RUNTIME_POLICY_DECLARED);
+    }
+    if calls.iter().any(Call::malformed) {
+        add(ids::RUNTIME_MALFORMED_ANSWERED);
+    }
+    if calls.iter().any(|c| c.id.is_none()) || shared_ids(calls).next().is_some() {
+        add(ids::RUNTIME_POLICY_DECLARED);
+    }
+    if index > 0 {
+        add(ids::RUNTIME_NO_STATE);
+    }
+    shown
+}
+
+/// The ids more than one call of the batch gives.
+fn shared_ids(calls: &[Call]) -> impl Iterator<Item = &str> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for id in calls.iter().filter_map(|c| c.id.as_deref()) {
+        *counts.entry(id).or_default() += 1;
+    }
+    let mut shared: Vec<&str> = counts
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id)
+        .collect();
+    shared.sort_unstable();
+    shared.into_iter()
+}
+
+/// What the checks found in one batch: the rules they saw broken, and the ones whose
+/// behaviour happened and held (RULES D: shown means it happened).
+struct BatchCharges {
+    batch: usize,
+    charges: Vec<Charge>,
+    held: BTreeSet<&'static str>,
+}
+
+impl BatchCharges {
+    /// A check read behaviour of its rule in this batch.
+    fn held(&mut self, requirement: &'static str) {
+        self.held.insert(requirement);
+    }
+
+    fn charge(&mut self, requirement: &str, diagnosis: String) {
+        self.charges.push(Charge {
+            requirement: requirement.to_owned(),
+            batch: self.batch,
+            diagnosis,
+            explained: true,
+        });
+    }
+}
+
+/// What each batch expects of a runtime that gets every rule right: its tool messages in
+/// call order, and its invocations.
+pub fn expectations(case: &RuntimeCase) -> Vec<(Value, Vec<Value>)> {
+    calls_of(case)
+        .iter()
+        .map(|calls| {
+            let invocations = calls.iter().filter(|c| c.known()).map(Call::invocation);
+            (ideal(calls, &reference_policies()), invocations.collect())
+        })
+        .collect()
+}
+
+/// The verdict on a runtime case: each batch that ended (the last may have raised), judged
+/// with the policies `declared` (none declared: the reference runtime's, [`reference_policies`]).
+pub fn verdict(
+    case: &RuntimeCase,
+    ended: &[Ended<'_>],
+    declared: Option<&RuntimePolicies>,
+) -> (Outcome, Blame) {
+    verdict_in(NumberModel::Python, case, ended, declared)
+}
+
+/// The policies of parcall's reference runtime (`parcall reference`), which a runtime that
+/// declares none is held to: a call without id answered without one, calls sharing an id
+/// each answered under it, a raising tool's result `Error: <class>: <message>`.
+pub fn reference_policies() -> RuntimePolicies {
+    RuntimePolicies {
+        missing_id: Some(MissingIdPolicy::Kept),
+        duplicate_ids: Some(DuplicateIdsPolicy::Each),
+        max_parallel: Some(1),
+        error_content: Some(crate::reference::runtime::ERROR_CONTENT.to_owned()),
+    }
+}
+
+/// [`verdict`] for a runtime of number model `model`, whose results and invocations are
+/// held as that model holds them: the calls and scripts are read the same way.
+pub fn verdict_in(
+    model: NumberModel,
+    case: &RuntimeCase,
+    ended: &[Ended<'_>],
+    declared: Option<&RuntimePolicies>,
+) -> (Outcome, Blame) {
+    let reference;
+    let policies = match declared {
+        Some(policies) => policies,
+        None => {
+            reference = reference_policies();
+            &reference
+        }
+    };
+    let held;
+    let case = if model == NumberModel::Python {
+        case
+    } else {
+        held = RuntimeCase {
+            tools: held_scripts(model, &case.tools),
+            batches: case
+                .batches
+                .iter()
+                .map(|b| RuntimeBatch {
+                    calls: model.normalise(&b.calls),
+                })
+                .collect(),
+            ..case.clone()
+        };
+        &held
+    };
+    let calls = calls_of(case);
+    let mut blame = Blame::default();
+    let mut outcome = Outcome::Pass;
+    let mut clean: Vec<Option<String>> = Vec::new();
+    for (index, (end, calls)) in ended.iter().zip(&calls).enumerate() {
+        let mut found = BatchCharges {
+            batch: index + 1,
+            charges: Vec::new(),
+            held: BTreeSet::new(),
+        };
+        judge_batch(calls, end, policies, &mut found);
+        let text = dumps(&case.batches[index].calls, Style::CANONICAL);
+        // A turn that went well before, given again, skipping its tools or answering what
+        // they no longer say: state kept between turns. (Other failures of a repeated turn,
+        // results out of order say, are a framework's nondeterminism, charged as they are.)
+        let stale = found.charges.iter().any(|c| {
+            c.requirement == ids::RUNTIME_EXECUTE_ONCE
+                || c.requirement == ids::RUNTIME_CONTENT_UNCHANGED
+        });
+        if index > 0 && matches!(end, Ended::Returned(_)) && found.charges.is_empty() {
+            found.held(ids::RUNTIME_NO_STATE);
+        }
+        if stale && clean.iter().flatten().any(|t| *t == text) {
+            let first = found.charges[0].diagnosis.clone();
+            found.charges = vec![Charge {
+                requirement: ids::RUNTIME_NO_STATE.into(),
+                batch: index + 1,
+                diagnosis: format!("the same turn went right before; this time: {first}"),
+                explained: true,
+            }];
+        }
+        clean.push(found.charges.is_empty().then_some(text));
+        blame
+            .shown
+            .extend(found.held.iter().map(|r| (*r).to_owned()));
+        if outcome.is_pass() && !found.charges.is_empty() {
+            outcome = failure(index + 1, calls, end, policies);
+        }
+        blame.charges.extend(found.charges);
+    }
+    // A charged requirement is not also shown kept.
+    let charged: BTreeSet<String> = blame
+        .charges
+        .iter()
+        .map(|c| c.requirement.clone())
+        .collect();
+    blame.shown.retain(|r| !charged.contains(r));
+    (outcome, blame)
+}
+
+/// The outcome a failing batch gives: the exception, or what it returned beside what an
+/// ideal runtime would (in call order, each tool's answer or the declared error text).
+fn failure(batch: usize, calls: &[Call], end: &Ended<'_>, policies: &RuntimePolicies) -> Outcome {
+    match end {
+        Ended::Raised {
+            message,
+            traceback,
+            invocations,
+        } => Outcome::Fail(Failure::Exception {
+            batch,
+            message: format!("{} {message}", ended_how(invocations.len(), calls.len())),
+            traceback: (*traceback).to_owned(),
+        }),
+        Ended::Returned(run) => Outcome::Fail(Failure::WrongOutput {
+            batch,
+            expected: ideal(calls, policies),
+            actual: run.output.clone(),
+        }),
+    }
+}
+
+fn ended_how(ran: usize, calls: usize) -> String {
+    if ran == 0 {
+        "refused before any tool ran:".to_owned()
+    } else {
+        format!("crashed after {ran} of {calls} tool calls ran:")
+    }
+}
+
+/// The tool messages of a runtime that gets every rule right, in call order.
+fn ideal(calls: &[Call], policies: &RuntimePolicies) -> Value {
+    let template = policies.error_content.as_deref();
+    Value::List(
+        calls
+            .iter()
+            .map(|call| {
+                let content = match &call.expected {
+                    Expected::Returns(Value::Str(text)) => text.to_string(),
+                    Expected::Returns(other) => dumps(other, Style::PYTHON),
+                    Expected::Raises {
+                        message,
+                        class,
+                        repr,
+                    } => match template {
+                        Some(template) => filled(template, message, class, repr),
+                        None => format!("<an error naming {class}: {message}>"),
+                    },
+                    Expected::Unknown => format!("<an error: no tool {}>", quoted(&call.name)),
+                };
+                let mut message = Object::new();
+                let id = match (&call.id, policies.missing_id) {
+                    (Some(id), _) => Value::from(id.as_str()),
+                    (None, Some(MissingIdPolicy::Kept)) => Value::Null,
+                    (None, Some(MissingIdPolicy::Generated)) => Value::from("<an id of its own>"),
+                    (None, _) => Value::from("<any id>"),
+                };
+                message.insert("tool_call_id".into(), id);
+                message.insert("content".into(), Value::from(content));
+                Value::from(message)
+            })
+            .collect(),
+    )
+}
+
+fn judge_batch(
+    calls: &[Call],
+    end: &Ended<'_>,
+    policies: &RuntimePolicies,
+    found: &mut BatchCharges,
+) {
+    let invocations = match end {
+        Ended::Returned(run) => &run.invocations[..],
+        Ended::Raised { invocations, .. } => invocations,
+    };
+    let never_ran = check_invocations(
+        calls,
+        invocations,
+        matches!(end, Ended::Raised { .. }),
+        found,
+    );
+    match end {
+        Ended::Raised { invocations, .. } => {
+            raised(calls, invocations.len(), policies, found);
+        }
+        Ended::Returned(run) => match messages(&run.output) {
+            Ok(messages) => {
+                found.held(ids::RUNTIME_RESULT_PER_CALL);
+                check_results(calls, &messages, &never_ran, policies, found);
+            }
+            Err(why) => found.charge(ids::RUNTIME_RESULT_PER_CALL, why),
+        },
+    }
+}
+
+/// Execution: every call of a given tool runs once with its arguments as given. Returns
+/// the calls that never ran (their missing results are charged here, not again).
+fn check_invocations(
+    calls: &[Call],
+    invocations: &[Value],
+    raised: bool,
+    found: &mut BatchCharges,
+) -> BTreeSet<usize> {
+    let expected: Vec<Value> = calls
+        .iter()
+        .filter(|c| c.known())
+        .map(Call::invocation)
+        .collect();
+    let diff = multiset_difference(&expected, invocations);
+    let key = |v: &Value| dumps(v, Style::CANONICAL);
+    let mut unexpected: Vec<&Value> = diff.unexpected.iter().collect();
+    let mut never_ran = BTreeSet::new();
+    let mut missing_keys: Vec<String> = diff.missing.iter().map(key).collect();
+    let raising_ran = calls
+        .iter()
+        .filter(|c| c.raises())
+        .any(|c| invocations.iter().any(|i| key(i) == key(&c.invocation())));
+    for call in calls.iter().filter(|c| c.known()) {
+        let own = key(&call.invocation());
+        let Some(at) = missing_keys.iter().position(|k| *k == own) else {
+            continue;
+        };
+        missing_keys.remove(at);
+        never_ran.insert(call.position);
+        let name_of = |v: &Value| {
+            v.as_object()
+                .and_then(|o| o.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        // Its tool ran with other arguments: they were changed on the way.
+        if let Some(other) = unexpected
+            .iter()
+            .position(|v| name_of(v).as_deref() == Some(&call.name))
+        {
+            let got = unexpected.remove(other);
+            let args = got.as_object().and_then(|o| o.get("args")).cloned();
+            found.charge(
+                ids::RUNTIME_ARGS_UNCHANGED,
+                format!(
+                    "{}: {} was given {} instead of {}",
+                    call.label(),
+                    call.name,
+                    args.map_or("no arguments".into(), |a| dumps(&a, Style::PYTHON)),
+                    dumps(&Value::from(call.arguments.clone()), Style::PYTHON)
+                ),
+            );
+            continue;
+        }
+        // Before any tool ran, a refusal is the turn's, judged as one (see `raised`); after a
+        // raising tool ran, the calls that never did are that crash's (see `raised`).
+        if raised && (invocations.is_empty() || raising_ran) {
+            continue;
+        }
+        if let Some(name) = call.special_argument() {
+            found.charge(
+                ids::RUNTIME_ARGS_UNCHANGED,
+                format!(
+                    "{}: the tool never ran with its argument {}",
+                    call.label(),
+                    quoted(name)
+                ),
+            );
+        } else if !raised {
+            let shares = calls.iter().filter(|c| c.id == call.id).count() > 1;
+            let why = if shares {
+                " (it shares its id with another call)"
+            } else {
+                ""
+            };
+            found.charge(
+                ids::RUNTIME_EXECUTE_ONCE,
+                format!("{}: {} never ran{why}", call.label(), call.name),
+            );
+        }
+    }
+    for extra in unexpected {
+        found.charge(
+            ids::RUNTIME_EXECUTE_ONCE,
+            format!(
+                "{} ran once more than the calls ask for",
+                dumps(extra, Style::PYTHON)
+            ),
+        );
+    }
+    // What ran, ran as asked: shown only by a turn that ended, and by the calls that ran.
+    if !raised && calls.iter().any(Call::known) {
+        found.held(ids::RUNTIME_EXECUTE_ONCE);
+    }
+    let ran_with_arguments = calls
+        .iter()
+        .any(|c| c.known() && !c.arguments.is_empty() && !never_ran.contains(&c.position));
+    if ran_with_arguments {
+        found.held(ids::RUNTIME_ARGS_UNCHANGED);
+    }
+    never_ran
+}
+
+/// A batch the framework raised on: refused before any tool ran, or crashed after some did.
+fn raised(calls: &[Call], ran: usize, policies: &RuntimePolicies, found: &mut BatchCharges) {
+    // The arguments rule already has a call that never reached its tool: the crash is it.
+    if found
+        .charges
+        .iter()
+        .any(|c| c.requirement == ids::RUNTIME_ARGS_UNCHANGED)
+    {
+        return;
+    }
+    let how = ended_how(ran, calls.len());
+    let missing_id = calls.iter().any(|c| c.id.is_none());
+    let shared = shared_ids(calls).next().is_some();
+    if ran == 0 {
+        let refuses_missing = policies.missing_id == Some(MissingIdPolicy::Refused);
+        let refuses_shared = policies.duplicate_ids == Some(DuplicateIdsPolicy::Refused);
+        let unknown = calls.iter().any(|c| !c.known());
+        // A refusal the framework declares, of a turn it declares it for, is its policy.
+        if (missing_id && refuses_missing) || (shared && refuses_shared) {
+            found.held(ids::RUNTIME_POLICY_DECLARED);
+            return;
+        }
+        // A call without id the adapter declares answered: refusing the turn breaks that.
+        let answers_missing = matches!(
+            policies.missing_id,
+            Some(MissingIdPolicy::Kept | MissingIdPolicy::Generated)
+        );
+        if missing_id && answers_missing {
+            let which = calls
+                .iter()
+                .find(|c| c.id.is_none())
+                .expect("a call without id");
+            found.charge(
+                ids::RUNTIME_POLICY_DECLARED,
+                format!(
+                    "{how} {} refused the whole turn, though the adapter declares calls without id answered",
+                    which.label()
+                ),
+            );
+            return;
+        }
+        // A turn holding a call the framework cannot run (no id, a tool it was not given) may
+        // be refused whole before anything runs (RULES R7): nothing ran, nothing is lost.
+        if unknown || missing_id {
+            found.held(ids::RUNTIME_MALFORMED_ANSWERED);
+            return;
+        }
+        if let Some(id) = shared_ids(calls).next() {
+            let (requirement, why) = match policies.duplicate_ids {
+                Some(_) => (
+                    ids::RUNTIME_POLICY_DECLARED,
+                    ", though the adapter does not declare such calls refused",
+                ),
+                None => (ids::RUNTIME_RESULT_PER_CALL, ""),
+            };
+            found.charge(
+                requirement,
+                format!(
+                    "{how} the calls sharing id {} left every call unanswered{why}",
+                    quoted(id)
+                ),
+            );
+        } else if calls.iter().any(|c| c.id.as_deref() == Some("")) {
+            found.charge(
+                ids::RUNTIME_ID_ECHOED,
+                format!("{how} a call with the empty id refused the whole turn"),
+            );
+        } else if let Some(call) = calls.iter().find(|c| c.special_argument().is_some()) {
+            let name = call.special_argument().unwrap_or_default();
+            found.charge(
+                ids::RUNTIME_ARGS_UNCHANGED,
+                format!(
+                    "{how} {} with its argument {} refused the whole turn",
+                    call.label(),
+                    quoted(name)
+                ),
+            );
+        } else {
+            found.charge(
+                ids::RUNTIME_RESULT_PER_CALL,
+                format!("{how} no call was answered"),
+            );
+        }
+        return;
+    }
+    if let Some(call) = calls.iter().find(|c| c.raises()) {
+        found.charge(
+            ids::RUNTIME_ERROR_ISOLATED,
+            format!(
+                "{how} {}'s tool raised and the whole turn failed with it",
+                call.label()
+            ),
+        );
+    } else if let Some(call) = calls.iter().find(|c| c.malformed()) {
+        found.charge(
+            ids::RUNTIME_MALFORMED_ANSWERED,
+            format!("{how} {} crashed the turn", call.label()),
+        );
+    } else {
+        found.charge(
+            ids::RUNTIME_RESULT_PER_CALL,
+            format!("{how} no call was answered"),
+        );
+    }
+}
+
+/// Results: matched to calls by id first, then each matched result read.
+fn check_results(
+    calls: &[Call],
+    messages: &[Message],
+    never_ran: &BTreeSet<usize>,
+    policies: &RuntimePolicies,
+    found: &mut BatchCharges,
+) {
+    let given: BTreeSet<&str> = calls.iter().filter_map(|c| c.id.as_deref()).collect();
+    let mut taken = vec![false; messages.len()];
+    // For each call, the index of its result.
+    let mut matched: Vec<Option<usize>> = vec![None; calls.len()];
+    // By id: calls sharing an id share its results, each taking first the one that shows
+    // its own answer, then what is left in order.
+    for fitting in [true, false] {
+        for (c, call) in calls.iter().enumerate() {
+            let Some(id) = call.id.as_ref().filter(|_| matched[c].is_none()) else {
+                continue;
+            };
+            let own = (0..messages.len()).find(|&m| {
+                let content = messages[m].content.as_deref();
+                !taken[m]
+                    && messages[m].id.as_ref() == Some(id)
+                    && (!fitting || content.is_some_and(|text| shows(&call.expected, text)))
+            });
+            if let Some(m) = own {
+                taken[m] = true;
+                matched[c] = Some(m);
+                found.held(ids::RUNTIME_ID_ECHOED);
+            }
+        }
+    }
+    let foreign = |m: &Message| m.id.as_deref().is_none_or(|id| !given.contains(id));
+    for (c, call) in calls.iter().enumerate() {
+        if call.id.is_none() {
+            if let Some(m) = (0..messages.len()).find(|&m| !taken[m] && foreign(&messages[m])) {
+                taken[m] = true;
+                matched[c] = Some(m);
+                missing_id_policy(call, &messages[m], policies, found);
+            }
+        }
+    }
+    // Calls still unanswered and results of no call's id, paired in order: the id changed.
+    for (c, call) in calls.iter().enumerate() {
+        if matched[c].is_some() || call.id.is_none() {
+            continue;
+        }
+        if let Some(m) = (0..messages.len()).find(|&m| !taken[m] && foreign(&messages[m])) {
+            taken[m] = true;
+            matched[c] = Some(m);
+            found.charge(
+                ids::RUNTIME_ID_ECHOED,
+                format!(
+                    "{}: answered with id {}",
+                    call.label(),
+                    messages[m].id.as_deref().map_or("null".into(), quoted)
+                ),
+            );
+        }
+    }
+    let raising = calls.iter().find(|c| c.raises());
+    let malformed = calls.iter().find(|c| c.malformed());
+    // The turn ended with results: a raising tool or a malformed call did not end it.
+    if raising.is_some_and(|c| !never_ran.contains(&c.position)) {
+        found.held(ids::RUNTIME_ERROR_ISOLATED);
+    }
+    if malformed.is_some() {
+        found.held(ids::RUNTIME_MALFORMED_ANSWERED);
+    }
+    // A call that never ran has no result to give, charged to execution already. Which of
+    // several identical calls did not run, nothing tells: as many of them as did not run
+    // are excused, whichever has no result.
+    let key = |c: &Call| (c.name.clone(), canonical_args(&c.arguments));
+    let mut not_run: HashMap<(String, String), usize> = HashMap::new();
+    for call in calls.iter().filter(|c| never_ran.contains(&c.position)) {
+        *not_run.entry(key(call)).or_default() += 1;
+    }
+    for (c, call) in calls.iter().enumerate() {
+        if matched[c].is_some() {
+            continue;
+        }
+        if let Some(left) = not_run.get_mut(&key(call)).filter(|n| **n > 0) {
+            *left -= 1;
+            continue;
+        }
+        if call.raises() {
+            found.charge(
+                ids::RUNTIME_ERROR_ISOLATED,
+                format!("{}: its tool raised and it got no result", call.label()),
+            );
+        } else if let Some(culprit) = raising {
+            found.charge(
+                ids::RUNTIME_ERROR_ISOLATED,
+                format!(
+                    "{}: no result, lost beside the failure of {}",
+                    call.label(),
+                    culprit.label()
+                ),
+            );
+        } else if let Some(culprit) = malformed {
+            let own = if culprit.position == call.position {
+                "it got no result".to_owned()
+            } else {
+                format!("no result, lost beside {}", culprit.label())
+            };
+            found.charge(
+                ids::RUNTIME_MALFORMED_ANSWERED,
+                format!("{}: {own}", call.label()),
+            );
+        } else {
+            found.charge(
+                ids::RUNTIME_RESULT_PER_CALL,
+                format!("{}: no result", call.label()),
+            );
+        }
+    }
+    let extra = taken.iter().filter(|t| !**t).count();
+    if extra > 0 {
+        found.charge(
+            ids::RUNTIME_RESULT_PER_CALL,
+            format!("{extra} result(s) answer no call of the turn"),
+        );
+    }
+    // Order: the results of the calls, in the order the runtime gave them.
+    let mut order: Vec<(usize, usize)> = matched
+        .iter()
+        .enumerate()
+        .filter_map(|(c, m)| m.map(|m| (m, calls[c].position)))
+        .collect();
+    order.sort_unstable();
+    let positions: Vec<usize> = order.iter().map(|(_, p)| *p).collect();
+    if positions.len() >= 2 {
+        found.held(ids::RUNTIME_RESULT_ORDER);
+    }
+    if positions.windows(2).any(|w| w[0] > w[1]) {
+        found.charge(
+            ids::RUNTIME_RESULT_ORDER,
+            format!("results came back for calls {positions:?}, not in call order"),
+        );
+    }
+    let calls = &answers_in_any_order(calls, &matched, messages);
+    for (c, call) in calls.iter().enumerate() {
+        // The result of a call whose tool never ran says why; that is execution's charge.
+        if never_ran.contains(&call.position) {
+            continue;
+        }
+        if let Some(m) = matched[c] {
+            check_content(calls, call, &messages[m], policies, found);
+        }
+    }
+}
+
+/// The calls with their answers dealt as the runtime may have dealt them: identical calls
+/// (one tool, equal arguments) may run in any order, and the n-th to run gets the n-th
+/// answer, so within such a group each call takes the answer its result shows, while one
+/// is left; the others take what remains, in call order.
+fn answers_in_any_order(
+    calls: &[Call],
+    matched: &[Option<usize>],
+    messages: &[Message],
+) -> Vec<Call> {
+    let mut dealt = calls.to_vec();
+    let key = |c: &Call| (c.name.clone(), canonical_args(&c.arguments));
+    let mut groups: Vec<((String, String), Vec<usize>)> = Vec::new();
+    for (index, call) in calls.iter().enumerate().filter(|(_, c)| c.known()) {
+        let own = key(call);
+        match groups.iter_mut().find(|(k, _)| *k == own) {
+            Some((_, members)) => members.push(index),
+            None => groups.push((own, vec![index])),
+        }
+    }
+    for (_, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
+        let mut pool: Vec<Expected> = members.iter().map(|&i| calls[i].expected.clone()).collect();
+        let mut unfit = Vec::new();
+        for &index in members {
+            let content = matched[index].and_then(|m| messages[m].content.as_deref());
+            match pool
+                .iter()
+                .position(|e| content.is_some_and(|c| shows(e, c)))
+            {
+                Some(at) => dealt[index].expected = pool.remove(at),
+                None => unfit.push(index),
+            }
+        }
+        for (index, expected) in unfit.into_iter().zip(pool) {
+            dealt[index].expected = expected;
+        }
+    }
+    dealt
+}
+
+/// Whether `content` is what `expected` gives: the returned string, or a text naming the
+/// exception.
+fn shows(expected: &Expected, content: &str) -> bool {
+    match expected {
+        Expected::Returns(Value::Str(text)) => **text == *content,
+        Expected::Returns(other) => dumps(other, Style::PYTHON) == content,
+        Expected::Raises {
+            message,
+            class,
+            repr,
+        } => names_error(content, message, class, repr),
+        Expected::Unknown => false,
+    }
+}
+
+/// Whether a result's content names the exception a tool raised: its message, or its
+/// repr, or for an empty message its class.
+fn names_error(content: &str, message: &str, class: &str, repr: &str) -> bool {
+    if message.is_empty() {
+        content.contains(class)
+    } else {
+        content.contains(message) || (!repr.is_empty() && content.contains(repr))
+    }
+}
+
+fn missing_id_policy(
+    call: &Call,
+    message: &Message,
+    policies: &RuntimePolicies,
+    found: &mut BatchCharges,
+) {
+    let policy = policies;
+    if policy.missing_id.is_some() {
+        found.held(ids::RUNTIME_POLICY_DECLARED);
+    }
+    let given = message.id.as_deref().filter(|id| !id.is_empty());
+    let wrong = match policy.missing_id {
+        Some(MissingIdPolicy::Generated) => given.is_none().then(|| "no id".to_owned()),
+        Some(MissingIdPolicy::Kept) => given.map(|id| format!("the id {}", quoted(id))),
+        Some(MissingIdPolicy::Refused) => Some("an answer".to_owned()),
+        None => None,
+    };
+    if let (Some(wrong), Some(declared)) = (wrong, policy.missing_id) {
+        found.charge(
+            ids::RUNTIME_POLICY_DECLARED,
+            format!(
+                "{}: the adapter declares missing ids {}, but the call got {wrong}",
+                call.label(),
+                match declared {
+                    MissingIdPolicy::Generated => "generated",
+                    MissingIdPolicy::Kept => "kept",
+                    MissingIdPolicy::Refused => "refused",
+                }
+            ),
+        );
+    }
+}
+
+fn check_content(
+    calls: &[Call],
+    call: &Call,
+    message: &Message,
+    policies: &RuntimePolicies,
+    found: &mut BatchCharges,
+) {
+    let Some(content) = &message.content else {
+        found.charge(
+            ids::RUNTIME_CONTENT_UNCHANGED,
+            format!("{}: its result's content is not a string", call.label()),
+        );
+        return;
+    };
+    match &call.expected {
+        Expected::Returns(value) => {
+            found.held(ids::RUNTIME_CONTENT_UNCHANGED);
+            let want = match value {
+                Value::Str(text) => text.to_string(),
+                other => dumps(other, Style::PYTHON),
+            };
+            if *content != want {
+                let whose = calls.iter().find(|other| {
+                    other.position != call.position
+                        && matches!(&other.expected, Expected::Returns(Value::Str(t)) if **t == **content)
+                });
+                let diagnosis = match whose {
+                    Some(other) => format!(
+                        "{}: holds the result of {} ({})",
+                        call.label(),
+                        other.label(),
+                        quoted(content)
+                    ),
+                    None => format!(
+                        "{}: the tool returned {}, the result holds {}",
+                        call.label(),
+                        quoted(&want),
+                        quoted(content)
+                    ),
+                };
+                found.charge(ids::RUNTIME_CONTENT_UNCHANGED, diagnosis);
+            }
+        }
+        Expected::Raises {
+            message,
+            class,
+            repr,
+        } => {
+            found.held(ids::RUNTIME_ERROR_REPORTED);
+            found.held(ids::RUNTIME_POLICY_DECLARED);
+            let named = names_error(content, message, class, repr);
+            if !named {
+                found.charge(
+                    ids::RUNTIME_ERROR_REPORTED,
+                    format!(
+                        "{}: its tool raised {class}({}), the result says {}",
+                        call.label(),
+                        quoted(message),
+                        quoted(content)
+                    ),
+                );
+            }
+            match &policies.error_content {
+                Some(template) => {
+                    let want = filled(template, message, class, repr);
+                    if *content != want && named {
+                        found.charge(
+                            ids::RUNTIME_POLICY_DECLARED,
+                            format!(
+                                "{}: the declared error text is {}, the result holds {}",
+                                call.label(),
+                                quoted(&want),
+                                quoted(content)
+                            ),
+                        );
+                    }
+                }
+                None => found.charge(
+                    ids::RUNTIME_POLICY_DECLARED,
+                    format!(
+                        "{}: the adapter declares tool exceptions are not caught, but the call's result reports one",
+                        call.label()
+                    ),
+                ),
+            }
+        }
+        Expected::Unknown => {}
+    }
+}
