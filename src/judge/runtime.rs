@@ -35,8 +35,10 @@ enum Expected {
         class: &'static str,
         repr: String,
     },
-    /// The call names a tool the runtime was not given.
-    Unknown,
+    /// The call names a tool the runtime was not given, `name`.
+    Unknown {
+        name: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -59,7 +61,7 @@ impl Call {
     }
 
     fn known(&self) -> bool {
-        !matches!(self.expected, Expected::Unknown)
+        !matches!(self.expected, Expected::Unknown { .. })
     }
 
     fn raises(&self) -> bool {
@@ -140,7 +142,9 @@ fn calls_of(case: &RuntimeCase) -> Vec<Vec<Call>> {
 
 fn expected(case: &RuntimeCase, name: &str, key: &str, nth: usize) -> Expected {
     let Some(script) = case.tools.get(name) else {
-        return Expected::Unknown;
+        return Expected::Unknown {
+            name: name.to_owned(),
+        };
     };
     let response = script.responses.iter().find(|r| match &r.args {
         Some(args) => canonical_args(args) == key,
@@ -276,21 +280,53 @@ fn shared_ids(calls: &[Call]) -> impl Iterator<Item = &str> {
     shared.into_iter()
 }
 
+/// A charge of a call whose tool never ran, waiting for its result to be read.
+struct Pending {
+    position: usize,
+    /// Whether its tool ran with its arguments at all in this turn (for another call with
+    /// the same ones): then its answer is no sign of memory.
+    key_ran: bool,
+    requirement: &'static str,
+    diagnosis: String,
+}
+
 /// What the checks found in one batch: the rules they saw broken, and the ones whose
 /// behaviour happened and held (RULES D: shown means it happened).
 struct BatchCharges {
     batch: usize,
     charges: Vec<Charge>,
     held: BTreeSet<&'static str>,
+    /// Charges of calls whose tool never ran, by call position, settled once the results
+    /// are read: a call answered with its tool's answer all the same was answered from
+    /// memory (state kept across turns), not dropped.
+    pending: Vec<Pending>,
 }
 
 impl BatchCharges {
+    /// Charges what is pending as it is.
+    fn settle_pending(&mut self) {
+        for pending in std::mem::take(&mut self.pending) {
+            self.charge(pending.requirement, pending.diagnosis);
+        }
+    }
+
     /// A check read behaviour of its rule in this batch.
     fn held(&mut self, requirement: &'static str) {
         self.held.insert(requirement);
     }
 
+    /// A rule broken; one diagnosis per rule and batch is kept, the others counted.
     fn charge(&mut self, requirement: &str, diagnosis: String) {
+        if let Some(first) = self
+            .charges
+            .iter_mut()
+            .find(|c| c.requirement == requirement)
+        {
+            if !first.diagnosis.ends_with("more in this turn)") {
+                first.diagnosis.push_str(" (and more in this turn)");
+            }
+            return;
+        }
         self.charges.push(Charge {
             requirement: requirement.to_owned(),
             batch: self.batch,
@@ -376,6 +412,7 @@ pub fn verdict_in(
             batch: index + 1,
             charges: Vec::new(),
             held: BTreeSet::new(),
+            pending: Vec::new(),
         };
         judge_batch(calls, end, policies, &mut found);
         let text = dumps(&case.batches[index].calls, Style::CANONICAL);
@@ -464,7 +501,9 @@ fn ideal(calls: &[Call], policies: &RuntimePolicies) -> Value {
                         Some(template) => filled(template, message, class, repr),
                         None => format!("<an error naming {class}: {message}>"),
                     },
-                    Expected::Unknown => format!("<an error: no tool {}>", quoted(&call.name)),
+                    Expected::Unknown { .. } => {
+                        format!("<an error: no tool {}>", quoted(&call.name))
+                    }
                 };
                 let mut message = Object::new();
                 let id = match (&call.id, policies.missing_id) {
@@ -498,15 +537,23 @@ fn judge_batch(
         found,
     );
     match end {
-        Ended::Raised { invocations, .. } => {
-            raised(calls, invocations.len(), policies, found);
+        Ended::Raised {
+            invocations,
+            message,
+            ..
+        } => {
+            found.settle_pending();
+            raised(calls, invocations.len(), message, policies, found);
         }
         Ended::Returned(run) => match messages(&run.output) {
             Ok(messages) => {
                 found.held(ids::RUNTIME_RESULT_PER_CALL);
                 check_results(calls, &messages, &never_ran, policies, found);
             }
-            Err(why) => found.charge(ids::RUNTIME_RESULT_PER_CALL, why),
+            Err(why) => {
+                found.settle_pending();
+                found.charge(ids::RUNTIME_RESULT_PER_CALL, why);
+            }
         },
     }
 }
@@ -570,26 +617,37 @@ fn check_invocations(
         if raised && (invocations.is_empty() || raising_ran) {
             continue;
         }
-        if let Some(name) = call.special_argument() {
-            found.charge(
+        // A call sharing its id with another that ran was dropped for the id, whatever
+        // its arguments are called.
+        let shares = call.id.is_some() && calls.iter().filter(|c| c.id == call.id).count() > 1;
+        let key_ran = invocations.iter().any(|i| key(i) == own);
+        let pending = |requirement, diagnosis| Pending {
+            position: call.position,
+            key_ran,
+            requirement,
+            diagnosis,
+        };
+        match call.special_argument() {
+            Some(name) if !shares => found.pending.push(pending(
                 ids::RUNTIME_ARGS_UNCHANGED,
                 format!(
                     "{}: the tool never ran with its argument {}",
                     call.label(),
                     quoted(name)
                 ),
-            );
-        } else if !raised {
-            let shares = calls.iter().filter(|c| c.id == call.id).count() > 1;
-            let why = if shares {
-                " (it shares its id with another call)"
-            } else {
-                ""
-            };
-            found.charge(
-                ids::RUNTIME_EXECUTE_ONCE,
-                format!("{}: {} never ran{why}", call.label(), call.name),
-            );
+            )),
+            _ if !raised => {
+                let why = if shares {
+                    " (it shares its id with another call)"
+                } else {
+                    ""
+                };
+                found.pending.push(pending(
+                    ids::RUNTIME_EXECUTE_ONCE,
+                    format!("{}: {} never ran{why}", call.label(), call.name),
+                ));
+            }
+            _ => {}
         }
     }
     for extra in unexpected {
@@ -615,7 +673,13 @@ fn check_invocations(
 }
 
 /// A batch the framework raised on: refused before any tool ran, or crashed after some did.
-fn raised(calls: &[Call], ran: usize, policies: &RuntimePolicies, found: &mut BatchCharges) {
+fn raised(
+    calls: &[Call],
+    ran: usize,
+    message: &str,
+    policies: &RuntimePolicies,
+    found: &mut BatchCharges,
+) {
     // The arguments rule already has a call that never reached its tool: the crash is it.
     if found
         .charges
@@ -699,7 +763,27 @@ fn raised(calls: &[Call], ran: usize, policies: &RuntimePolicies, found: &mut Ba
         }
         return;
     }
-    if let Some(call) = calls.iter().find(|c| c.raises()) {
+    // The exception that escaped is the raising tool's when it names the tool's error; one
+    // of the framework's own beside a malformed call is the malformed call's crash.
+    // (A message of a few characters could be in any text: then its class must be too.)
+    let escaped_from = |call: &&Call| match &call.expected {
+        Expected::Raises {
+            message: own,
+            class,
+            repr,
+        } => {
+            names_error(message, own, class, repr)
+                && (own.chars().count() >= 4 || message.contains(class))
+        }
+        _ => false,
+    };
+    let raising = calls.iter().find(escaped_from).or_else(|| {
+        calls
+            .iter()
+            .find(|c| c.raises())
+            .filter(|_| !calls.iter().any(Call::malformed))
+    });
+    if let Some(call) = raising {
         found.charge(
             ids::RUNTIME_ERROR_ISOLATED,
             format!(
@@ -732,52 +816,69 @@ fn check_results(
     let mut taken = vec![false; messages.len()];
     // For each call, the index of its result.
     let mut matched: Vec<Option<usize>> = vec![None; calls.len()];
-    // By id: calls sharing an id share its results, each taking first the one that shows
-    // its own answer, then what is left in order.
-    for fitting in [true, false] {
+    let fits = |call: &Call, m: usize| {
+        let content = messages[m].content.as_deref();
+        content.is_some_and(|text| shows(&call.expected, text))
+    };
+    let foreign = |m: usize| {
+        messages[m]
+            .id
+            .as_deref()
+            .is_none_or(|id| !given.contains(id))
+    };
+    // Each stage pairs the calls still unanswered with results still free, a call taking
+    // first a result that shows its own answer, then the first left. By id first: calls
+    // sharing an id share its results. A call whose tool never ran has no result of its
+    // own to take, unless one shows its answer.
+    let by_id = |call: &Call, m: usize| call.id.is_some() && messages[m].id == call.id;
+    // A call without id: a result without id, then one of no call's id.
+    let missing = |call: &Call, m: usize| call.id.is_none() && messages[m].id.is_none();
+    let missing_foreign = |call: &Call, m: usize| call.id.is_none() && foreign(m);
+    // A call whose id came back changed: any result its answer shows, then one of no call's id.
+    let changed = |call: &Call, m: usize| call.id.is_some() && fits(call, m);
+    let changed_foreign = |call: &Call, m: usize| call.id.is_some() && foreign(m);
+    // (who may take what, only a result that shows the call's answer, calls whose tool
+    // never ran too: last, the results of calls refused one by one, which say why).
+    type Stage<'s> = (&'s dyn Fn(&Call, usize) -> bool, bool, bool);
+    let stages: [Stage<'_>; 10] = [
+        (&by_id, true, false),
+        (&by_id, false, false),
+        (&missing, true, false),
+        (&missing_foreign, true, false),
+        (&missing, false, false),
+        (&missing_foreign, false, false),
+        (&changed, true, false),
+        (&changed_foreign, false, false),
+        (&by_id, false, true),
+        (&missing_foreign, false, true),
+    ];
+    for (stage, fitting, late) in stages {
         for (c, call) in calls.iter().enumerate() {
-            let Some(id) = call.id.as_ref().filter(|_| matched[c].is_none()) else {
+            let excused = !fitting && !late && never_ran.contains(&call.position);
+            if matched[c].is_some() || excused {
                 continue;
-            };
-            let own = (0..messages.len()).find(|&m| {
-                let content = messages[m].content.as_deref();
-                !taken[m]
-                    && messages[m].id.as_ref() == Some(id)
-                    && (!fitting || content.is_some_and(|text| shows(&call.expected, text)))
-            });
-            if let Some(m) = own {
+            }
+            let free = (0..messages.len())
+                .find(|&m| !taken[m] && stage(call, m) && (!fitting || fits(call, m)));
+            if let Some(m) = free {
                 taken[m] = true;
                 matched[c] = Some(m);
-                found.held(ids::RUNTIME_ID_ECHOED);
             }
         }
     }
-    let foreign = |m: &Message| m.id.as_deref().is_none_or(|id| !given.contains(id));
     for (c, call) in calls.iter().enumerate() {
-        if call.id.is_none() {
-            if let Some(m) = (0..messages.len()).find(|&m| !taken[m] && foreign(&messages[m])) {
-                taken[m] = true;
-                matched[c] = Some(m);
-                missing_id_policy(call, &messages[m], policies, found);
-            }
-        }
-    }
-    // Calls still unanswered and results of no call's id, paired in order: the id changed.
-    for (c, call) in calls.iter().enumerate() {
-        if matched[c].is_some() || call.id.is_none() {
-            continue;
-        }
-        if let Some(m) = (0..messages.len()).find(|&m| !taken[m] && foreign(&messages[m])) {
-            taken[m] = true;
-            matched[c] = Some(m);
-            found.charge(
+        let Some(m) = matched[c] else { continue };
+        match &call.id {
+            None => missing_id_policy(call, &messages[m], policies, found),
+            Some(id) if messages[m].id.as_ref() == Some(id) => found.held(ids::RUNTIME_ID_ECHOED),
+            Some(_) => found.charge(
                 ids::RUNTIME_ID_ECHOED,
                 format!(
                     "{}: answered with id {}",
                     call.label(),
                     messages[m].id.as_deref().map_or("null".into(), quoted)
                 ),
-            );
+            ),
         }
     }
     let raising = calls.iter().find(|c| c.raises());
@@ -805,7 +906,16 @@ fn check_results(
             *left -= 1;
             continue;
         }
-        if call.raises() {
+        let shares = call.id.is_some() && calls.iter().filter(|c| c.id == call.id).count() > 1;
+        if shares {
+            found.charge(
+                ids::RUNTIME_EXECUTE_ONCE,
+                format!(
+                    "{}: no result: dropped beside another call with its id",
+                    call.label()
+                ),
+            );
+        } else if call.raises() {
             found.charge(
                 ids::RUNTIME_ERROR_ISOLATED,
                 format!("{}: its tool raised and it got no result", call.label()),
@@ -860,6 +970,34 @@ fn check_results(
             format!("results came back for calls {positions:?}, not in call order"),
         );
     }
+    // A call whose tool never ran, answered with its tool's answer all the same, was
+    // answered from memory: state kept from an earlier turn, not a dropped call.
+    for pending in std::mem::take(&mut found.pending) {
+        let c = pending.position - 1;
+        // Identical calls may take each other's answers (see `answers_in_any_order`).
+        let own_key = (calls[c].name.clone(), canonical_args(&calls[c].arguments));
+        // Or an answer no invocation of this turn gave that reports no error: a framework
+        // that refuses a call says why; one that remembers answers.
+        let remembered = !pending.key_ran
+            && matched[c].is_some_and(|m| {
+                let content = messages[m].content.as_deref().unwrap_or_default();
+                let identical = |other: &&Call| {
+                    (other.name.clone(), canonical_args(&other.arguments)) == own_key
+                };
+                calls.iter().filter(identical).any(|other| fits(other, m))
+                    || (!content.is_empty() && !content.to_lowercase().contains("error"))
+            });
+        match remembered {
+            true => found.charge(
+                ids::RUNTIME_NO_STATE,
+                format!(
+                    "{}: answered with its tool's answer though the tool never ran in this turn: remembered from an earlier one",
+                    calls[c].label()
+                ),
+            ),
+            false => found.charge(pending.requirement, pending.diagnosis),
+        }
+    }
     let calls = &answers_in_any_order(calls, &matched, messages);
     for (c, call) in calls.iter().enumerate() {
         // The result of a call whose tool never ran says why; that is execution's charge.
@@ -867,7 +1005,7 @@ fn check_results(
             continue;
         }
         if let Some(m) = matched[c] {
-            check_content(calls, call, &messages[m], policies, found);
+            check_content(calls, call, &messages[m], messages, policies, found);
         }
     }
 }
@@ -922,7 +1060,20 @@ fn shows(expected: &Expected, content: &str) -> bool {
             class,
             repr,
         } => names_error(content, message, class, repr),
-        Expected::Unknown => false,
+        // A call of a tool the runtime was not given is answered with an error naming it.
+        Expected::Unknown { name } => content.contains(name.as_str()),
+    }
+}
+
+/// The message, class and repr of what `call`'s tool raises (empty for any other call).
+fn message_of(call: &Call) -> (&str, &str, &str) {
+    match &call.expected {
+        Expected::Raises {
+            message,
+            class,
+            repr,
+        } => (message, class, repr),
+        _ => ("", "", ""),
     }
 }
 
@@ -972,11 +1123,12 @@ fn missing_id_policy(
 fn check_content(
     calls: &[Call],
     call: &Call,
-    message: &Message,
+    result: &Message,
+    all: &[Message],
     policies: &RuntimePolicies,
     found: &mut BatchCharges,
 ) {
-    let Some(content) = &message.content else {
+    let Some(content) = &result.content else {
         found.charge(
             ids::RUNTIME_CONTENT_UNCHANGED,
             format!("{}: its result's content is not a string", call.label()),
@@ -1017,6 +1169,45 @@ fn check_content(
             class,
             repr,
         } => {
+            // Another call's returned result in its place: the results were swapped.
+            let whose = calls.iter().find(|other| {
+                other.position != call.position
+                    && matches!(&other.expected, Expected::Returns(Value::Str(t)) if **t == **content)
+            });
+            if let Some(other) = whose {
+                found.charge(
+                    ids::RUNTIME_CONTENT_UNCHANGED,
+                    format!(
+                        "{}: holds the result of {} ({})",
+                        call.label(),
+                        other.label(),
+                        quoted(content)
+                    ),
+                );
+                return;
+            }
+            // Its error reported in another call's result, and a result of another call
+            // here: the two results were swapped.
+            let own = message_of(call);
+            let swapped = !names_error(content, own.0, own.1, own.2)
+                && all.iter().any(|other| {
+                    !std::ptr::eq(other, result)
+                        && other
+                            .content
+                            .as_deref()
+                            .is_some_and(|text| names_error(text, own.0, own.1, own.2))
+                });
+            if swapped {
+                found.charge(
+                    ids::RUNTIME_CONTENT_UNCHANGED,
+                    format!(
+                        "{}: holds another call's result ({}), its own error is in another's",
+                        call.label(),
+                        quoted(content)
+                    ),
+                );
+                return;
+            }
             found.held(ids::RUNTIME_ERROR_REPORTED);
             found.held(ids::RUNTIME_POLICY_DECLARED);
             let named = names_error(content, message, class, repr);
@@ -1055,6 +1246,6 @@ fn check_content(
                 ),
             }
         }
-        Expected::Unknown => {}
+        Expected::Unknown { .. } => {}
     }
 }

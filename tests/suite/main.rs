@@ -36,6 +36,7 @@ mod number_models;
 mod properties;
 mod report_excerpts;
 mod reports_ci;
+mod runtime_blame;
 mod runtimes;
 mod sandbox_isolation;
 mod shown;
