@@ -234,7 +234,7 @@ fn a_truncated_json_report_is_detectable() {
 #[test]
 fn the_spec_can_be_listed_shown_and_exported_without_running_anything() {
     let list = stdout(&parcall(&["spec", "list"]));
-    assert_eq!(list.lines().count(), 265);
+    assert_eq!(list.lines().count(), 266);
     assert!(list
         .lines()
         .next()
@@ -263,7 +263,7 @@ fn the_spec_can_be_listed_shown_and_exported_without_running_anything() {
     .status
     .success());
     let exported = parcall::spec::Spec::load(&out).unwrap();
-    assert_eq!(exported.cases.len(), 265 + 60);
+    assert_eq!(exported.cases.len(), 266 + 60);
     let (code, _) = json_report(&[
         "check",
         "conformance/examples/python/solution.py",
