@@ -60,6 +60,11 @@ impl Call {
         Value::from(object)
     }
 
+    /// Its tool and the canonical text of its arguments: identical calls share it.
+    fn key(&self) -> (String, String) {
+        (self.name.clone(), canonical_args(&self.arguments))
+    }
+
     fn known(&self) -> bool {
         !matches!(self.expected, Expected::Unknown { .. })
     }
@@ -893,16 +898,15 @@ fn check_results(
     // A call that never ran has no result to give, charged to execution already. Which of
     // several identical calls did not run, nothing tells: as many of them as did not run
     // are excused, whichever has no result.
-    let key = |c: &Call| (c.name.clone(), canonical_args(&c.arguments));
     let mut not_run: HashMap<(String, String), usize> = HashMap::new();
     for call in calls.iter().filter(|c| never_ran.contains(&c.position)) {
-        *not_run.entry(key(call)).or_default() += 1;
+        *not_run.entry(call.key()).or_default() += 1;
     }
     for (c, call) in calls.iter().enumerate() {
         if matched[c].is_some() {
             continue;
         }
-        if let Some(left) = not_run.get_mut(&key(call)).filter(|n| **n > 0) {
+        if let Some(left) = not_run.get_mut(&call.key()).filter(|n| **n > 0) {
             *left -= 1;
             continue;
         }
@@ -975,15 +979,13 @@ fn check_results(
     for pending in std::mem::take(&mut found.pending) {
         let c = pending.position - 1;
         // Identical calls may take each other's answers (see `answers_in_any_order`).
-        let own_key = (calls[c].name.clone(), canonical_args(&calls[c].arguments));
+        let own_key = calls[c].key();
         // Or an answer no invocation of this turn gave that reports no error: a framework
         // that refuses a call says why; one that remembers answers.
         let remembered = !pending.key_ran
             && matched[c].is_some_and(|m| {
                 let content = messages[m].content.as_deref().unwrap_or_default();
-                let identical = |other: &&Call| {
-                    (other.name.clone(), canonical_args(&other.arguments)) == own_key
-                };
+                let identical = |other: &&Call| other.key() == own_key;
                 calls.iter().filter(identical).any(|other| fits(other, m))
                     || (!content.is_empty() && !content.to_lowercase().contains("error"))
             });
@@ -1020,10 +1022,9 @@ fn answers_in_any_order(
     messages: &[Message],
 ) -> Vec<Call> {
     let mut dealt = calls.to_vec();
-    let key = |c: &Call| (c.name.clone(), canonical_args(&c.arguments));
     let mut groups: Vec<((String, String), Vec<usize>)> = Vec::new();
     for (index, call) in calls.iter().enumerate().filter(|(_, c)| c.known()) {
-        let own = key(call);
+        let own = call.key();
         match groups.iter_mut().find(|(k, _)| *k == own) {
             Some((_, members)) => members.push(index),
             None => groups.push((own, vec![index])),
