@@ -1,14 +1,16 @@
 //! The runner against the physical limit: `parcall check` of the Python example over the
 //! spec plus 10,000 generated cases, against a pure-Python loop that runs the same cases
 //! in-process with the same checks (no process boundary at all), and the cost per case of a
-//! process-per-case design. Run: `cargo bench --bench runner`.
+//! process-per-case design. parcall is timed twice: as it runs, the implementation on one
+//! CPU with the thread answering it, and with the two left to the scheduler. Run: `cargo bench --bench runner`.
 
 use parcall::check::Checker;
 use parcall::fuzz::CaseRunner;
 use parcall::judge::Judge;
+use parcall::process::cpu::NO_SHARED_CPU_VARIABLE;
 use parcall::process::Limits;
 use parcall::runner::{Runner, Settings};
-use parcall::spec::Spec;
+use parcall::spec::{Function, Spec};
 use parcall::subject::adapters;
 use std::process::Command;
 use std::time::Instant;
@@ -46,9 +48,9 @@ fn main() {
 
     // The spec is loaded into this process only after the timed runs: 1.2 GB resident here
     // made the `parcall check` beside it 25% slower (8.0 s against 6.4 s alone).
-    let start = Instant::now();
-    let check = Command::new(parcall)
-        .args([
+    let check = |shared_cpu: bool| -> f64 {
+        let mut command = Command::new(parcall);
+        command.args([
             "check",
             solution.to_str().unwrap(),
             "--spec",
@@ -58,16 +60,23 @@ fn main() {
             "--no-regressions",
             "--format",
             "tap",
-        ])
-        .output()
-        .unwrap();
-    let runner_seconds = start.elapsed().as_secs_f64();
-    let tap = String::from_utf8_lossy(&check.stdout);
-    assert!(
-        check.status.success(),
-        "{}",
-        tap.lines().last().unwrap_or_default()
-    );
+        ]);
+        if !shared_cpu {
+            command.env(NO_SHARED_CPU_VARIABLE, "1");
+        }
+        let start = Instant::now();
+        let check = command.output().unwrap();
+        let seconds = start.elapsed().as_secs_f64();
+        let tap = String::from_utf8_lossy(&check.stdout);
+        assert!(
+            check.status.success(),
+            "{}",
+            tap.lines().last().unwrap_or_default()
+        );
+        seconds
+    };
+    let runner_seconds = check(true);
+    let unshared_seconds = check(false);
 
     let python_loop = |mode: Option<&str>| -> f64 {
         let script = root.join("scripts/bench_inprocess.py");
@@ -90,12 +99,33 @@ fn main() {
     let decoded_seconds = python_loop(Some("--lean-decoded"));
     let requests_seconds = python_loop(Some("--requests"));
 
+    // What one wake-up costs, the reason the implementation shares a CPU with parcall.
+    let pingpong = Command::new("python3")
+        .arg(root.join("scripts/bench_pingpong.py"))
+        .output()
+        .unwrap();
+    assert!(pingpong.status.success());
+    let pingpong = String::from_utf8_lossy(&pingpong.stdout).into_owned();
+    let micros = |label: &str| {
+        pingpong
+            .lines()
+            .find_map(|line| line.strip_prefix(label))
+            .map_or("n/a (one CPU)".to_owned(), |v| format!("{} µs", v.trim()))
+    };
+
     let spec = Spec::load(&spec_dir).unwrap();
-    let cases = spec.cases.len();
+    // The cases both sides run: the exercises' (the export holds the runtime profile's too,
+    // which `parcall check` loads and leaves, as the Python loops never open them).
+    let exercise_cases: Vec<_> = spec
+        .cases
+        .iter()
+        .filter(|case| Function::EXERCISES.contains(&case.function()))
+        .collect();
+    let cases = exercise_cases.len();
     // Process per case: a fresh interpreter, adapter and handshake for each of 100 cases.
     let prepared =
         adapters::python_module(&solution, &"python3".into(), Limits::default()).unwrap();
-    let sample: Vec<_> = spec.cases.iter().take(100).cloned().collect();
+    let sample: Vec<_> = exercise_cases.into_iter().take(100).cloned().collect();
     let judge = Judge::new(Default::default());
     let start = Instant::now();
     for case in &sample {
@@ -108,7 +138,9 @@ fn main() {
     let per_process = start.elapsed().as_secs_f64() / sample.len() as f64;
 
     let per = |s: f64| format!("{:.0} µs", s / cases as f64 * 1e6);
-    println!("runner: {cases} cases (spec + 10,000 generated, seed 1, no latency)");
+    println!(
+        "runner: {cases} cases (the exercises' spec cases + 10,000 generated, seed 1, no latency)"
+    );
     println!("| design | total | per case | ratio to in-process |");
     println!("| --- | --- | --- | --- |");
     println!(
@@ -119,6 +151,12 @@ fn main() {
         "| parcall check (one process, pipelined protocol) | {runner_seconds:.2} s | {} | {:.2}x |",
         per(runner_seconds),
         runner_seconds / python_seconds
+    );
+    println!(
+        "| parcall check, the implementation and parcall's answers left to the scheduler ({NO_SHARED_CPU_VARIABLE}) | {unshared_seconds:.2} s | {} | {:.2}x ({:.2}x the leanest loop) |",
+        per(unshared_seconds),
+        unshared_seconds / python_seconds,
+        unshared_seconds / lean_seconds
     );
     println!(
         "| leanest loop: load the case, call, compare with == | {lean_seconds:.2} s | {} | {:.2}x (parcall: {:.2}x this) |",
@@ -142,5 +180,10 @@ fn main() {
         per_process * cases as f64,
         per_process * 1e6,
         per_process * cases as f64 / python_seconds
+    );
+    println!(
+        "pipe round trip between two processes: {} on one CPU, {} across two",
+        micros("same-cpu"),
+        micros("two-cpus")
     );
 }

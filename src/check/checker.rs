@@ -4,9 +4,16 @@
 use super::plan::Undefined;
 use crate::fuzz::CaseRunner;
 use crate::judge::{CaseResult, Judge};
+use crate::process::cpu;
 use crate::protocol::{Answer, CaseAnswer};
 use crate::spec::{Function, SpecCase};
 use crate::subject::Subject;
+use std::sync::mpsc;
+
+/// Answers waiting for the judging thread before the conversation waits for it: enough
+/// that a slow case's judging never stops the implementation, few enough that memory does
+/// not grow with a judge that falls behind.
+const JUDGING_QUEUE: usize = 64;
 
 /// Hears of each case as it is judged (a progress display).
 pub trait Observer {
@@ -96,7 +103,10 @@ impl CaseRunner for Checker<'_, '_> {
     }
 
     /// Each case gets its expectations under the judge's number model before it is put to
-    /// the subject; one whose expectations cannot be computed is not put to it.
+    /// the subject; one whose expectations cannot be computed is not put to it. Answers are
+    /// judged on a thread of their own, so the thread talking to the implementation (which
+    /// shares its CPU, `process::cpu`) only talks: judging takes the CPU the conversation
+    /// leaves idle. Results come back in the order the answers did.
     fn run_stream(
         &mut self,
         source: &mut dyn Iterator<Item = SpecCase>,
@@ -107,6 +117,7 @@ impl CaseRunner for Checker<'_, '_> {
             judge,
             observer,
         } = self;
+        let judge: &Judge = judge;
         let mut tell = |result: CaseResult, sink: &mut dyn FnMut(CaseResult)| {
             if let Some(observer) = observer {
                 observer.case_judged(&result);
@@ -121,8 +132,43 @@ impl CaseRunner for Checker<'_, '_> {
                 None
             }
         });
-        subject.answer(&mut expected, &mut |case, answer| {
-            tell(judge.judge(case, answer), sink);
+        // Away from the implementation's CPU, which this thread shares (pinned as the
+        // runner started the implementation, before any case): a new thread inherits it.
+        let elsewhere = cpu::Others::of_caller();
+        std::thread::scope(|scope| {
+            let (answered, answers) = mpsc::sync_channel::<(SpecCase, CaseAnswer)>(JUDGING_QUEUE);
+            let (judged, results) = mpsc::channel::<CaseResult>();
+            let judging = std::thread::Builder::new()
+                .name("judge".into())
+                .spawn_scoped(scope, move || {
+                    if let Some(elsewhere) = elsewhere {
+                        elsewhere.enter();
+                    }
+                    for (case, answer) in answers {
+                        if judged.send(judge.judge(case, answer)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            match judging {
+                Ok(_) => {
+                    subject.answer(&mut expected, &mut |case, answer| {
+                        // A judging thread that is gone panicked: the scope re-raises it.
+                        let _ = answered.send((case, answer));
+                        for result in results.try_iter() {
+                            tell(result, sink);
+                        }
+                    });
+                    drop(answered);
+                    for result in results {
+                        tell(result, sink);
+                    }
+                }
+                // No thread to be had (a process limit): judged here, as they come.
+                Err(_) => subject.answer(&mut expected, &mut |case, answer| {
+                    tell(judge.judge(case, answer), sink);
+                }),
+            }
         });
         drop(expected);
         for result in refused {

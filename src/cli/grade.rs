@@ -376,6 +376,11 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
             "  the sandbox cannot start here, so implementations see this machine's files, /proc and network: {reason}"
         )?;
     }
+    writeln!(
+        out,
+        "  an implementation shares a CPU with parcall's answers: {}",
+        crate::process::cpu::describe()
+    )?;
     // Submissions run with a scrubbed PATH, so `--python python3` (or `--node node`) may
     // name another interpreter than the one on this shell's PATH (and one the submission
     // uid can read).

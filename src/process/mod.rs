@@ -4,6 +4,7 @@
 //! drop, with a sweep for anything that escaped the group.
 
 pub mod contain;
+pub mod cpu;
 pub mod jail;
 mod pipes;
 pub mod random;
@@ -129,6 +130,8 @@ pub struct Child {
     marker: String,
     threads: Vec<JoinHandle<()>>,
     status: Option<ExitStatus>,
+    /// The spawning thread, pinned to the CPU the child runs on (`cpu`).
+    pinned: Option<cpu::Pinned>,
 }
 
 /// Creates a pipe whose ends close on exec, moved to fds above 9 so placing the child's ends
@@ -194,12 +197,21 @@ impl Child {
         }
         let child_fds = (request_read.as_raw_fd(), reply_write.as_raw_fd());
         let limits = launch.limits;
+        // The thread that spawns a child is the one that talks to it (the runner's).
+        let shared = cpu::Shared::choose();
         // SAFETY: the closure runs between fork and exec and calls only async-signal-safe
-        // functions (dup2, setrlimit, prctl, getppid) on values copied in beforehand.
+        // functions (dup2, setrlimit, prctl, sched_setaffinity) on values copied in
+        // beforehand.
         unsafe {
-            command.pre_exec(move || child_setup(child_fds, &limits));
+            command.pre_exec(move || {
+                if let Some(shared) = &shared {
+                    shared.pin_in_child();
+                }
+                child_setup(child_fds, &limits)
+            });
         }
         let mut child = command.spawn()?;
+        let pinned = shared.and_then(|shared| shared.pin_caller());
         contain::register(child.id());
         // The child has its copies; ours must close, or EOF would never be seen.
         drop(request_read);
@@ -221,6 +233,7 @@ impl Child {
             marker,
             threads,
             status: None,
+            pinned,
         })
     }
 
@@ -298,6 +311,9 @@ impl Child {
         // runner.
         self.requests.close();
         self.threads.clear();
+        if let Some(pinned) = self.pinned.take() {
+            pinned.release();
+        }
     }
 }
 
@@ -401,4 +417,62 @@ fn drain(mut source: impl Read + Send + 'static, tail: Arc<Mutex<Tail>>) -> Join
             lock(&tail).push(&buffer[..n]);
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn allowed_list(status: &str) -> String {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+            .map(|list| list.trim().to_owned())
+            .unwrap_or_default()
+    }
+
+    /// The child runs on the one CPU of the thread that spawned it (and so talks to it), and
+    /// the thread has all its CPUs back once the child is gone.
+    #[test]
+    fn a_child_shares_one_cpu_with_the_thread_that_spawned_it() {
+        std::thread::spawn(|| {
+            let before = allowed_list(&fs_status());
+            let sharing = cpu::describe();
+            let launch = Launch {
+                program: "sh".into(),
+                args: vec![
+                    "-c".into(),
+                    "grep Cpus_allowed_list /proc/self/status; exec sleep 10".into(),
+                ],
+                env: Vec::new(),
+                clear_env: false,
+                current_dir: None,
+                limits: Limits::default(),
+                readable: Vec::new(),
+            };
+            let mut child = Child::spawn(&launch).unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !child.stdout_tail().contains('\n') && Instant::now() < deadline {
+                thread::sleep(Duration::from_millis(10));
+            }
+            let theirs = allowed_list(&child.stdout_tail());
+            let ours = allowed_list(&fs_status());
+            if sharing.starts_with("yes") {
+                assert!(!ours.contains([',', '-']), "the thread runs on {ours}");
+                assert_eq!(theirs, ours);
+                assert_ne!(ours, before);
+            } else {
+                assert_eq!(theirs, before, "{sharing}");
+            }
+            child.kill();
+            assert_eq!(allowed_list(&fs_status()), before);
+        })
+        .join()
+        .unwrap();
+    }
+
+    fn fs_status() -> String {
+        std::fs::read_to_string("/proc/thread-self/status").unwrap()
+    }
 }
