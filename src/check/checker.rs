@@ -8,6 +8,7 @@ use crate::process::cpu;
 use crate::protocol::{Answer, CaseAnswer};
 use crate::spec::{Function, SpecCase};
 use crate::subject::Subject;
+use std::cell::Cell;
 use std::sync::mpsc;
 
 /// Answers waiting for the judging thread before the conversation waits for it: enough
@@ -15,7 +16,8 @@ use std::sync::mpsc;
 /// not grow with a judge that falls behind.
 const JUDGING_QUEUE: usize = 64;
 
-/// Hears of each case as it is judged (a progress display).
+/// Hears of each case once it is judged (a progress display): in the order the cases were
+/// answered, a few answers behind the conversation, as judging runs beside it.
 pub trait Observer {
     fn case_judged(&mut self, result: &CaseResult);
 }
@@ -105,8 +107,10 @@ impl CaseRunner for Checker<'_, '_> {
     /// Each case gets its expectations under the judge's number model before it is put to
     /// the subject; one whose expectations cannot be computed is not put to it. Answers are
     /// judged on a thread of their own, so the thread talking to the implementation (which
-    /// shares its CPU, `process::cpu`) only talks: judging takes the CPU the conversation
-    /// leaves idle. Results come back in the order the answers did.
+    /// shares its CPU, `process::cpu`) judges nothing: judging takes the CPUs the
+    /// conversation leaves idle. Results come back in the order the answers did. The other
+    /// CPUs are those of when the stream starts: a restart that moves the implementation to
+    /// another CPU leaves the judge where it was (slower, never wrong).
     fn run_stream(
         &mut self,
         source: &mut dyn Iterator<Item = SpecCase>,
@@ -151,10 +155,15 @@ impl CaseRunner for Checker<'_, '_> {
                     }
                 });
             match judging {
-                Ok(_) => {
-                    subject.answer(&mut expected, &mut |case, answer| {
-                        // A judging thread that is gone panicked: the scope re-raises it.
-                        let _ = answered.send((case, answer));
+                Ok(judging) => {
+                    // A judging thread that panicked takes no more answers: no more cases
+                    // are put to the subject, and its panic is raised here with its message.
+                    let judge_gone = Cell::new(false);
+                    let mut until_gone = expected.by_ref().take_while(|_| !judge_gone.get());
+                    subject.answer(&mut until_gone, &mut |case, answer| {
+                        if answered.send((case, answer)).is_err() {
+                            judge_gone.set(true);
+                        }
                         for result in results.try_iter() {
                             tell(result, sink);
                         }
@@ -162,6 +171,9 @@ impl CaseRunner for Checker<'_, '_> {
                     drop(answered);
                     for result in results {
                         tell(result, sink);
+                    }
+                    if let Err(panic) = judging.join() {
+                        std::panic::resume_unwind(panic);
                     }
                 }
                 // No thread to be had (a process limit): judged here, as they come.

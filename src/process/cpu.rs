@@ -45,10 +45,11 @@ pub(super) struct Shared {
     set: libc::cpu_set_t,
 }
 
-/// A child's claim on its CPU, given back when the child is gone.
+/// A child's claim on its CPU, given back when dropped (the child is gone).
 pub(super) struct Pinned {
     cpu: usize,
-    thread: libc::pid_t,
+    /// Never reused, unlike a kernel thread id.
+    thread: std::thread::ThreadId,
 }
 
 impl Shared {
@@ -116,21 +117,21 @@ impl Shared {
             *lock(&CHILDREN_ON).entry(self.cpu).or_default() += 1;
             Pinned {
                 cpu: self.cpu,
-                thread: gettid(),
+                thread: std::thread::current().id(),
             }
         })
     }
 }
 
-impl Pinned {
+impl Drop for Pinned {
     /// Gives the CPU back. The thread gets its CPUs back when its last child is gone,
-    /// if the child is released on the thread that spawned it (one dropped elsewhere leaves
+    /// if the child is dropped on the thread that spawned it (one dropped elsewhere leaves
     /// that thread as it is).
-    pub(super) fn release(self) {
+    fn drop(&mut self) {
         if let Some(count) = lock(&CHILDREN_ON).get_mut(&self.cpu) {
             *count = count.saturating_sub(1);
         }
-        if gettid() != self.thread {
+        if std::thread::current().id() != self.thread {
             return;
         }
         HELD.with(|held| {
@@ -208,11 +209,6 @@ fn set_current(set: &libc::cpu_set_t) -> bool {
     unsafe { libc::sched_setaffinity(0, mem::size_of::<libc::cpu_set_t>(), set) == 0 }
 }
 
-fn gettid() -> libc::pid_t {
-    // SAFETY: gettid takes nothing and cannot fail.
-    unsafe { libc::gettid() }
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -272,12 +268,12 @@ mod tests {
             let again = Shared::choose().unwrap();
             assert_eq!(again.cpu, shared.cpu);
             let second = again.pin_caller().unwrap();
-            first.release();
+            drop(first);
             assert_eq!(allowed(), vec![shared.cpu]);
             std::thread::scope(|scope| {
                 scope.spawn(|| {
                     let theirs = allowed();
-                    second.release();
+                    drop(second);
                     assert_eq!(allowed(), theirs);
                 });
             });
@@ -289,7 +285,7 @@ mod tests {
         std::thread::spawn(|| {
             let before = allowed();
             if let Some(shared) = Shared::choose() {
-                shared.pin_caller().unwrap().release();
+                drop(shared.pin_caller().unwrap());
             }
             assert_eq!(allowed(), before);
         })

@@ -211,7 +211,6 @@ impl Child {
             });
         }
         let mut child = command.spawn()?;
-        let pinned = shared.and_then(|shared| shared.pin_caller());
         contain::register(child.id());
         // The child has its copies; ours must close, or EOF would never be seen.
         drop(request_read);
@@ -224,6 +223,9 @@ impl Child {
         let (requests, writer) = RequestPipe::new(File::from(request_write))?;
         threads.push(writer);
         let replies = ReplyPipe::new(File::from(reply_read), launch.limits.max_line_bytes);
+        // Last, once nothing can fail: the threads above are the child's, not the
+        // conversation's, and start where they like.
+        let pinned = shared.and_then(|shared| shared.pin_caller());
         Ok(Child {
             child,
             requests,
@@ -311,9 +313,7 @@ impl Child {
         // runner.
         self.requests.close();
         self.threads.clear();
-        if let Some(pinned) = self.pinned.take() {
-            pinned.release();
-        }
+        self.pinned = None;
     }
 }
 
