@@ -535,10 +535,19 @@ fn judge_batch(
         Ended::Returned(run) => &run.invocations[..],
         Ended::Raised { invocations, .. } => invocations,
     };
-    let never_ran = check_invocations(
+    let parsed = match end {
+        Ended::Returned(run) => Some(messages(&run.output)),
+        Ended::Raised { .. } => None,
+    };
+    let answered = match &parsed {
+        Some(Ok(messages)) => answered_under_own_id(calls, messages),
+        _ => BTreeSet::new(),
+    };
+    let (never_ran, changed) = check_invocations(
         calls,
         invocations,
         matches!(end, Ended::Raised { .. }),
+        &answered,
         found,
     );
     match end {
@@ -550,10 +559,14 @@ fn judge_batch(
             found.settle_pending();
             raised(calls, invocations.len(), message, policies, found);
         }
-        Ended::Returned(run) => match messages(&run.output) {
+        Ended::Returned(_) => match parsed.expect("a returned turn's output was read") {
             Ok(messages) => {
                 found.held(ids::RUNTIME_RESULT_PER_CALL);
-                check_results(calls, &messages, &never_ran, policies, found);
+                let ran = Ran {
+                    never: &never_ran,
+                    changed: &changed,
+                };
+                check_results(calls, &messages, ran, policies, found);
             }
             Err(why) => {
                 found.settle_pending();
@@ -563,14 +576,44 @@ fn judge_batch(
     }
 }
 
+/// The calls (by position) with a result under their own id that shows their answer. Calls
+/// sharing an id with fewer such results than calls are none of them known answered: which
+/// went without, nothing tells.
+fn answered_under_own_id(calls: &[Call], messages: &[Message]) -> BTreeSet<usize> {
+    let shows_own = |call: &Call, m: &Message| {
+        m.id == call.id
+            && m.content
+                .as_deref()
+                .is_some_and(|text| shows(&call.expected, text))
+    };
+    calls
+        .iter()
+        .filter(|call| {
+            let Some(id) = &call.id else { return false };
+            let sharing: Vec<&Call> = calls.iter().filter(|c| c.id.as_ref() == Some(id)).collect();
+            let answers = messages
+                .iter()
+                .filter(|m| sharing.iter().any(|c| shows_own(c, m)))
+                .count();
+            answers >= sharing.len() && messages.iter().any(|m| shows_own(call, m))
+        })
+        .map(|call| call.position)
+        .collect()
+}
+
 /// Execution: every call of a given tool runs once with its arguments as given. Returns
-/// the calls that never ran (their missing results are charged here, not again).
+/// the calls that never ran as called (their missing results are charged here, not again),
+/// and of those, the ones whose tool ran with other arguments (see [`Ran`]). Of
+/// identical calls (one tool, equal arguments) fewer of which ran, the ones that never ran
+/// are taken among those without a result under their own id showing their answer
+/// (`answered`) first: the results tell which ran where the invocations cannot.
 fn check_invocations(
     calls: &[Call],
     invocations: &[Value],
     raised: bool,
+    answered: &BTreeSet<usize>,
     found: &mut BatchCharges,
-) -> BTreeSet<usize> {
+) -> (BTreeSet<usize>, BTreeSet<usize>) {
     let expected: Vec<Value> = calls
         .iter()
         .filter(|c| c.known())
@@ -580,12 +623,15 @@ fn check_invocations(
     let key = |v: &Value| dumps(v, Style::CANONICAL);
     let mut unexpected: Vec<&Value> = diff.unexpected.iter().collect();
     let mut never_ran = BTreeSet::new();
+    let mut changed = BTreeSet::new();
     let mut missing_keys: Vec<String> = diff.missing.iter().map(key).collect();
     let raising_ran = calls
         .iter()
         .filter(|c| c.raises())
         .any(|c| invocations.iter().any(|i| key(i) == key(&c.invocation())));
-    for call in calls.iter().filter(|c| c.known()) {
+    let mut known: Vec<&Call> = calls.iter().filter(|c| c.known()).collect();
+    known.sort_by_key(|c| (answered.contains(&c.position), c.position));
+    for call in known {
         let own = key(&call.invocation());
         let Some(at) = missing_keys.iter().position(|k| *k == own) else {
             continue;
@@ -604,6 +650,7 @@ fn check_invocations(
             .position(|v| name_of(v).as_deref() == Some(&call.name))
         {
             let got = unexpected.remove(other);
+            changed.insert(call.position);
             let args = got.as_object().and_then(|o| o.get("args")).cloned();
             found.charge(
                 ids::RUNTIME_ARGS_UNCHANGED,
@@ -674,7 +721,22 @@ fn check_invocations(
     if ran_with_arguments {
         found.held(ids::RUNTIME_ARGS_UNCHANGED);
     }
-    never_ran
+    (never_ran, changed)
+}
+
+/// Which calls' own invocations never happened (`never`): of those, the ones whose tool ran
+/// with other arguments (`changed`), which ran all the same and gave a result.
+#[derive(Clone, Copy)]
+struct Ran<'r> {
+    never: &'r BTreeSet<usize>,
+    changed: &'r BTreeSet<usize>,
+}
+
+impl Ran<'_> {
+    /// Whether the call's tool ran at all, with its arguments or others.
+    fn at_all(&self, call: &Call) -> bool {
+        !self.never.contains(&call.position) || self.changed.contains(&call.position)
+    }
 }
 
 /// A batch the framework raised on: refused before any tool ran, or crashed after some did.
@@ -771,14 +833,30 @@ fn raised(
     // The exception that escaped is the raising tool's when it names the tool's error; one
     // of the framework's own beside a malformed call is the malformed call's crash.
     // (A message of a few characters could be in any text: then its class must be too.)
+    // An exception's message is told stripped, as its report strips it, and one without
+    // message escapes as its class
+    // alone: a framework's own `ValueError: call has no id` is not a tool's bare `ValueError`.
     let escaped_from = |call: &&Call| match &call.expected {
         Expected::Raises {
             message: own,
             class,
             repr,
         } => {
-            names_error(message, own, class, repr)
-                && (own.chars().count() >= 4 || message.contains(class))
+            // Reports strip it, of what Python counts as space (U+001C to U+001F too).
+            let own =
+                own.trim_matches(|c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c));
+            if own.is_empty() {
+                let rest = message.trim().strip_prefix(*class).map(|rest| {
+                    rest.trim_start()
+                        .trim_start_matches(':')
+                        .trim_start_matches("()")
+                        .trim()
+                });
+                rest == Some("") || (!repr.is_empty() && message.contains(repr.as_str()))
+            } else {
+                names_error(message, own, class, repr)
+                    && (own.chars().count() >= 4 || message.contains(class))
+            }
         }
         _ => false,
     };
@@ -813,17 +891,32 @@ fn raised(
 fn check_results(
     calls: &[Call],
     messages: &[Message],
-    never_ran: &BTreeSet<usize>,
+    ran: Ran<'_>,
     policies: &RuntimePolicies,
     found: &mut BatchCharges,
 ) {
+    let never_ran = ran.never;
     let given: BTreeSet<&str> = calls.iter().filter_map(|c| c.id.as_deref()).collect();
     let mut taken = vec![false; messages.len()];
     // For each call, the index of its result.
     let mut matched: Vec<Option<usize>> = vec![None; calls.len()];
+    // A result that is exactly a call's answer (its return, or its error in the declared
+    // text) is that answer, not another call's error whose short message it happens to hold
+    // ("1" in "lookup #1"), or whose class it names.
+    let exact = |call: &Call| match &call.expected {
+        Expected::Returns(Value::Str(text)) => Some(text.to_string()),
+        Expected::Returns(other) => Some(dumps(other, Style::PYTHON)),
+        Expected::Raises { .. } => declared_error(call, policies),
+        Expected::Unknown { .. } => None,
+    };
+    let answers: Vec<Option<String>> = calls.iter().map(exact).collect();
     let fits = |call: &Call, m: usize| {
         let content = messages[m].content.as_deref();
-        content.is_some_and(|text| shows(&call.expected, text))
+        content.is_some_and(|text| {
+            let own = answers[call.position - 1].as_deref() == Some(text);
+            own || (shows(&call.expected, text)
+                && !answers.iter().any(|answer| answer.as_deref() == Some(text)))
+        })
     };
     let foreign = |m: usize| {
         messages[m]
@@ -836,6 +929,14 @@ fn check_results(
     // sharing an id share its results. A call whose tool never ran has no result of its
     // own to take, unless one shows its answer.
     let by_id = |call: &Call, m: usize| call.id.is_some() && messages[m].id == call.id;
+    // Under ids several calls share, a result that is exactly a call's answer (its return,
+    // or its error in the declared text) is that call's before any other's a short error
+    // message happens to be found in ("''" in "KeyError: (2, '')").
+    let exactly = |call: &Call, m: usize| {
+        let content = messages[m].content.as_deref();
+        content.is_some() && answers[call.position - 1].as_deref() == content
+    };
+    let by_id_exactly = |call: &Call, m: usize| by_id(call, m) && exactly(call, m);
     // A call without id: a result without id, then one of no call's id.
     let missing = |call: &Call, m: usize| call.id.is_none() && messages[m].id.is_none();
     let missing_foreign = |call: &Call, m: usize| call.id.is_none() && foreign(m);
@@ -845,7 +946,8 @@ fn check_results(
     // (who may take what, only a result that shows the call's answer, calls whose tool
     // never ran too: last, the results of calls refused one by one, which say why).
     type Stage<'s> = (&'s dyn Fn(&Call, usize) -> bool, bool, bool);
-    let stages: [Stage<'_>; 10] = [
+    let stages: [Stage<'_>; 11] = [
+        (&by_id_exactly, true, false),
         (&by_id, true, false),
         (&by_id, false, false),
         (&missing, true, false),
@@ -857,9 +959,18 @@ fn check_results(
         (&by_id, false, true),
         (&missing_foreign, false, true),
     ];
+    // Where a result could be either of two identical calls', the one whose tool ran takes
+    // it first: which of them was dropped, nothing else tells, and a result handed to the
+    // dropped one would show the one that ran answered out of order.
+    let ran_first: Vec<usize> = {
+        let (ran, dropped): (Vec<usize>, Vec<usize>) =
+            (0..calls.len()).partition(|&c| ran.at_all(&calls[c]));
+        ran.into_iter().chain(dropped).collect()
+    };
     for (stage, fitting, late) in stages {
-        for (c, call) in calls.iter().enumerate() {
-            let excused = !fitting && !late && never_ran.contains(&call.position);
+        for &c in &ran_first {
+            let call = &calls[c];
+            let excused = !fitting && !late && !ran.at_all(call);
             if matched[c].is_some() || excused {
                 continue;
             }
@@ -871,6 +982,30 @@ fn check_results(
             }
         }
     }
+    // Calls nothing tells apart for a result: each could carry its id (its own, or, when its
+    // own came back on no result, one more results carry than calls have), they are alike in
+    // whether their
+    // tool ran, and they are one tool with equal arguments, or the result could be either's:
+    // it shows the answer of both (an unknown tool's error, whatever the arguments), or of
+    // one while the other's tool ran with other arguments (whose answer nobody scripted).
+    let could_be = |call: &Call, m: usize| ran.changed.contains(&call.position) || fits(call, m);
+    let id_lost = |call: &Call| !messages.iter().any(|m| m.id == call.id);
+    // More results carry the id than calls have it: one of them is another call's.
+    let surplus = |m: usize| {
+        let id = &messages[m].id;
+        messages.iter().filter(|other| other.id == *id).count()
+            > calls.iter().filter(|call| call.id == *id).count()
+    };
+    let could_carry =
+        |call: &Call, m: usize| messages[m].id == call.id || (id_lost(call) && surplus(m));
+    let alike = |a: usize, b: usize, m: usize| {
+        let (a, b) = (&calls[a], &calls[b]);
+        could_carry(a, m)
+            && could_carry(b, m)
+            && ran.at_all(a) == ran.at_all(b)
+            && (a.key() == b.key() || (could_be(a, m) && could_be(b, m)))
+    };
+    let matched = dealt_in_order(calls.len(), &matched, messages.len(), alike);
     for (c, call) in calls.iter().enumerate() {
         let Some(m) = matched[c] else { continue };
         match &call.id {
@@ -1012,6 +1147,40 @@ fn check_results(
     }
 }
 
+/// The results matched to calls, dealt again among the calls nothing tells apart
+/// (`alike(call, other, result)`): which of two such calls a result belongs to, neither
+/// its id nor its content can say, so each result goes, in the order given, to the first
+/// such call after the one answered before it. Two calls sharing an id of which one was
+/// dropped are then not also answered out of order.
+fn dealt_in_order(
+    calls: usize,
+    matched: &[Option<usize>],
+    results: usize,
+    alike: impl Fn(usize, usize, usize) -> bool,
+) -> Vec<Option<usize>> {
+    let mut answering = vec![None; results];
+    for (c, m) in matched.iter().enumerate() {
+        if let Some(m) = m {
+            answering[*m] = Some(c);
+        }
+    }
+    let mut dealt: Vec<Option<usize>> = vec![None; calls];
+    let mut last: Option<usize> = None;
+    for (m, c) in answering.into_iter().enumerate() {
+        let Some(c) = c else { continue };
+        let free = |d: &usize| dealt[*d].is_none() && (*d == c || alike(c, *d, m));
+        let after = (0..calls).find(|d| last.is_none_or(|l| *d > l) && free(d));
+        // A result left without a call: this deal took one a later result needed, and the
+        // deal as matched stands.
+        let Some(d) = after.or_else(|| (0..calls).find(free)) else {
+            return matched.to_vec();
+        };
+        dealt[d] = Some(m);
+        last = Some(d);
+    }
+    dealt
+}
+
 /// The calls with their answers dealt as the runtime may have dealt them: identical calls
 /// (one tool, equal arguments) may run in any order, and the n-th to run gets the n-th
 /// answer, so within such a group each call takes the answer its result shows, while one
@@ -1080,6 +1249,21 @@ fn message_of(call: &Call) -> (&str, &str, &str) {
 
 /// Whether a result's content names the exception a tool raised: its message, or its
 /// repr, or for an empty message its class.
+/// A raising call's error in the declared text, when a text is declared.
+fn declared_error(call: &Call, policies: &RuntimePolicies) -> Option<String> {
+    match (&call.expected, policies.error_content.as_deref()) {
+        (
+            Expected::Raises {
+                message,
+                class,
+                repr,
+            },
+            Some(template),
+        ) => Some(filled(template, message, class, repr)),
+        _ => None,
+    }
+}
+
 fn names_error(content: &str, message: &str, class: &str, repr: &str) -> bool {
     if message.is_empty() {
         content.contains(class)
@@ -1170,10 +1354,15 @@ fn check_content(
             class,
             repr,
         } => {
-            // Another call's returned result in its place: the results were swapped.
+            // Another call's returned result in its place, or exactly another call's error in
+            // the declared text and not its own: the results were swapped.
+            let declared = declared_error(call, policies);
             let whose = calls.iter().find(|other| {
                 other.position != call.position
-                    && matches!(&other.expected, Expected::Returns(Value::Str(t)) if **t == **content)
+                    && (matches!(&other.expected, Expected::Returns(Value::Str(t)) if **t == **content)
+                        || (declared.as_deref() != Some(content.as_str())
+                            && declared_error(other, policies).as_deref()
+                                == Some(content.as_str())))
             });
             if let Some(other) = whose {
                 found.charge(

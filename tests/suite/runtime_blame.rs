@@ -9,8 +9,12 @@ use std::process::Command;
 
 const FOLDER: &str = "conformance/fixtures/runtimes";
 
-/// Seeds every fixture is checked with.
-const SEEDS: [u64; 2] = [1, 2];
+/// Seeds every fixture is checked with: 1 and 2, and the seeds whose generated cases once
+/// charged a fixture with a rule it does not break (a dropped one of two calls sharing an
+/// id also charged to order, a framework's crash beside a tool's bare exception taken for
+/// the tool's, a short error message found in another call's result, a renamed id's result
+/// dealt out of order). Seeds 1 to 20 all give each fixture exactly its rules.
+const SEEDS: [u64; 6] = [1, 2, 3, 7, 9, 11];
 
 /// Generated cases per run.
 const FUZZ: &str = "100";
