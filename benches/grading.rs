@@ -136,7 +136,7 @@ fn protections(root: &Path, work: &Path) {
         all - none
     );
 
-    let spawn_in = |path: Option<&str>, program: &str, args: &[&str]| {
+    let spawn_fed = |path: Option<&str>, input: Option<&[u8]>, program: &str, args: &[&str]| {
         let runs = 50;
         let start = Instant::now();
         for _ in 0..runs {
@@ -145,15 +145,25 @@ fn protections(root: &Path, work: &Path) {
                 // Also where `program` is looked up.
                 command.env("PATH", path);
             }
-            let status = command
+            let mut child = command
                 .args(args)
-                .stdin(std::process::Stdio::null())
-                .status()
+                .stdin(if input.is_some() {
+                    std::process::Stdio::piped()
+                } else {
+                    std::process::Stdio::null()
+                })
+                .spawn()
                 .unwrap();
+            if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+                std::io::Write::write_all(&mut stdin, input).unwrap();
+            }
+            let status = child.wait().unwrap();
             assert!(status.success(), "{program} {args:?}");
         }
         start.elapsed().as_secs_f64() * 1000.0 / runs as f64
     };
+    let spawn_in =
+        |path: Option<&str>, program: &str, args: &[&str]| spawn_fed(path, None, program, args);
     let spawn = |program: &str, args: &[&str]| spawn_in(None, program, args);
     let bare = spawn("true", &[]);
     // The sandbox from nothing around `/bin/sh -c 'exit 0'`, as the helper starts it.
@@ -163,9 +173,11 @@ fn protections(root: &Path, work: &Path) {
         path: "/usr/bin:/bin".into(),
         cwd_outside: "/".into(),
         cwd: "/".into(),
-        also: Vec::new(),
+        runtimes: jail::Runtimes::declare(&[], "/usr/bin:/bin".as_ref()).unwrap(),
+        every_runtime: false,
         readable: Vec::new(),
         copies: Vec::new(),
+        unreachable: Vec::new(),
         uid: parcall::grade::uids::LAST_UID,
         gid: parcall::grade::uids::LAST_UID,
         scratch_bytes: 1 << 20,
@@ -184,7 +196,12 @@ fn protections(root: &Path, work: &Path) {
         ],
     );
     let sh = spawn("sh", &["-c", "exit 0"]);
-    let namespaces = spawn(helper.to_str().unwrap(), &[jail::ENTRY, &plan]);
+    let namespaces = spawn_fed(
+        None,
+        Some(plan.as_bytes()),
+        helper.to_str().unwrap(),
+        &[jail::ENTRY],
+    );
     let tmpfs = spawn(
         "unshare",
         &[

@@ -414,9 +414,12 @@ fn save_failures(args: &CheckArgs, generated: &[crate::fuzz::Summary]) -> Vec<St
 fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
     let limits = args.process.limits();
     let env = args.process.env();
+    let runtimes = args.process.runtimes(&args.python, &args.node)?;
     let prepared = match (&args.implementation, &args.cmd) {
-        (_, Some(cmd)) => adapters::command(cmd, limits),
-        (Some(path), None) => adapters::module_or_manifest(path, &args.python, &args.node, limits),
+        (_, Some(cmd)) => adapters::command(cmd, &runtimes, limits),
+        (Some(path), None) => {
+            adapters::module_or_manifest(path, &args.python, &args.node, &runtimes, limits)
+        }
         (None, None) => Err(adapters::PrepareError::Command(
             "name an implementation (a .py file) or pass --cmd \"PROGRAM ARGS\"".into(),
         )),
@@ -431,6 +434,7 @@ fn rerun_base(args: &CheckArgs) -> String {
         python: &args.python,
         node: &args.node,
         readable: &args.process.readable,
+        runtimes: &args.process.runtime,
     };
     rerun_command(
         args.cmd.as_deref(),
@@ -447,6 +451,7 @@ pub(super) struct RunSetting<'a> {
     pub(super) python: &'a std::ffi::OsStr,
     pub(super) node: &'a std::ffi::OsStr,
     pub(super) readable: &'a [std::path::PathBuf],
+    pub(super) runtimes: &'a [(String, std::ffi::OsString)],
 }
 
 /// `parcall check` of the program `cmd` or else of the module `implementation`, against
@@ -484,6 +489,10 @@ pub(super) fn rerun_command(
     for folder in setting.readable {
         words.push("--readable".into());
         words.push(relative_to_cwd(folder));
+    }
+    for (name, program) in setting.runtimes {
+        words.push("--runtime".into());
+        words.push(format!("{name}={}", program.to_string_lossy()));
     }
     shell_words::join(words)
 }

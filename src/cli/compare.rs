@@ -124,10 +124,13 @@ fn prepare(args: &CompareArgs) -> Result<Vec<Entry>, PrepareError> {
         python: &args.python,
         node: &args.node,
         readable: &args.process.readable,
+        runtimes: &args.process.runtime,
     };
+    let runtimes = args.process.runtimes(&args.python, &args.node)?;
     let mut entries = Vec::new();
     for path in &args.implementations {
-        let prepared = adapters::module_or_manifest(path, &args.python, &args.node, limits)?;
+        let prepared =
+            adapters::module_or_manifest(path, &args.python, &args.node, &runtimes, limits)?;
         entries.push(Entry {
             prepared: prepared.contained(&env),
             rerun_base: rerun_command(None, Some(path), &args.spec, &setting),
@@ -135,7 +138,7 @@ fn prepare(args: &CompareArgs) -> Result<Vec<Entry>, PrepareError> {
     }
     for line in &args.cmd {
         entries.push(Entry {
-            prepared: adapters::command(line, limits)?.contained(&env),
+            prepared: adapters::command(line, &runtimes, limits)?.contained(&env),
             rerun_base: rerun_command(Some(line), None, &args.spec, &setting),
         });
     }

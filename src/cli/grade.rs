@@ -6,7 +6,7 @@ use crate::grade::{
     gradebook::{self, Run, Shard},
     out::OutDir,
     rubric::Rubric,
-    sandbox::{Capabilities, Interpreters, Sandbox, SandboxError},
+    sandbox::{self, Capabilities, Sandbox, SandboxError},
     DiscoverError, Grading,
 };
 use crate::process::Limits;
@@ -139,11 +139,8 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         Some(seed) => seed,
         None => crate::grade::sandbox::seed::fresh()?,
     };
-    let interpreters = Interpreters {
-        python: args.python.clone(),
-        node: args.node.clone(),
-    };
-    let sandbox = Sandbox::new(interpreters, limits(args))?;
+    let runtimes = sandbox::declare_runtimes(&args.runtime, &args.python, &args.node)?;
+    let sandbox = Sandbox::new(runtimes, limits(args))?;
     let mut grading = Grading {
         spec: &spec,
         functions,

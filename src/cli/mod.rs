@@ -162,6 +162,12 @@ pub struct GradeArgs {
     /// Node (20+) for `.mjs`, `.cjs` and `.js` submissions.
     #[arg(long, value_name = "PATH", default_value = "node")]
     pub node: std::ffi::OsString,
+    /// Declare a runtime a submission's `parcall.json` may start by NAME (repeatable), e.g.
+    /// `--runtime ruby=/usr/bin/ruby`. A manifest runs only declared runtimes (`python`,
+    /// `node`, `sh` and `env` are declared already) and files of its own folder; each is
+    /// found on the submissions' PATH and laid out before any submission is read.
+    #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
+    pub runtime: Vec<(String, std::ffi::OsString)>,
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take.
@@ -396,6 +402,11 @@ pub struct ProcessArgs {
     /// is installed in (docs/runtime-adapters.md). Nothing else of the machine is visible.
     #[arg(long, value_name = "DIR", value_parser = values::existing_folder)]
     pub readable: Vec<std::path::PathBuf>,
+    /// Declare a runtime a `parcall.json` manifest may start by NAME (repeatable), e.g.
+    /// `--runtime ruby=/usr/bin/ruby`: a manifest runs only declared runtimes (`python`,
+    /// `node`, `sh` and `env` are declared already) and files of its own folder.
+    #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
+    pub runtime: Vec<(String, std::ffi::OsString)>,
 }
 
 impl ProcessArgs {
@@ -406,6 +417,21 @@ impl ProcessArgs {
             memory_bytes: (self.memory_mib > 0).then_some(self.memory_mib << 20),
             ..crate::process::Limits::default()
         }
+    }
+
+    /// The runtimes the caller declares: `--runtime`, then `--python` and `--node` where
+    /// found, then the sandbox's shell and `env`, all found on this process's PATH.
+    pub fn runtimes(
+        &self,
+        python: &std::ffi::OsStr,
+        node: &std::ffi::OsStr,
+    ) -> Result<crate::process::jail::Runtimes, crate::process::jail::RuntimeError> {
+        let search = std::env::var_os("PATH").unwrap_or_default();
+        Ok(
+            crate::process::jail::Runtimes::declare(&self.runtime, &search)?
+                .or_found("python", python, &search)
+                .or_found("node", node, &search),
+        )
     }
 
     /// The environment the implementation gets.

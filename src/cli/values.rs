@@ -47,6 +47,12 @@ pub fn existing_folder(text: &str) -> Result<std::path::PathBuf, String> {
     std::path::absolute(path).map_err(|e| format!("{text}: {e}"))
 }
 
+/// `--runtime NAME=PATH`: a program the caller declares (see
+/// [`crate::process::jail::Runtimes`]), found when the runtimes are declared.
+pub fn runtime(text: &str) -> Result<(String, std::ffi::OsString), String> {
+    crate::process::jail::Runtimes::parse_flag(text).map_err(|e| e.to_string())
+}
+
 /// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).
 pub fn seconds(text: &str) -> Result<Duration, ValueError> {
     refuse_negative(

@@ -253,6 +253,10 @@ impl Grading<'_> {
             Err(PrepareError::Refused(refusal)) => {
                 return self.not_graded(submission, None, Some(refusal.to_string()), started)
             }
+            Err(PrepareError::Program(choice)) => {
+                let reason = PrepareError::Program(choice).to_string();
+                return self.not_graded(submission, None, Some(reason), started);
+            }
             Err(error) => {
                 return self.not_graded(submission, Some(error.to_string()), None, started)
             }

@@ -16,7 +16,9 @@ pub use super::protections::{Capabilities, Protection};
 use super::uids::{Lease, UidError};
 use super::workspace::{self, Workspace};
 use crate::json::Value;
-use crate::process::jail::{self, layout::LayoutError, Step};
+use crate::process::jail::{
+    self, layout::LayoutError, Choice, ChoiceError, RuntimeError, Runtimes, Step,
+};
 use crate::process::{Launch, Limits};
 use crate::spec::{Case, Function, SpecCase};
 use crate::subject::launch::{self, Language, Wrap};
@@ -34,11 +36,6 @@ pub const SCRATCH_BYTES: u64 = 64 << 20;
 /// the largest batch the suite sends, and the interpreter's own, with room to spare; a fork
 /// bomb still stops here.
 pub const TASKS: u64 = 1024;
-
-/// The programs a submission that is a program of its own may start besides its own files:
-/// a shell for its scripts and `env` for their `#!` lines (its interpreters come from
-/// [`Interpreters`]).
-const PROGRAM_TOOLS: [&str; 2] = ["/bin/sh", "/usr/bin/env"];
 
 /// The file name a language's adapter has in a submission's folder: hidden, so it is not
 /// taken for the student's own.
@@ -59,6 +56,16 @@ pub enum PrepareError {
     Uid(#[from] UidError),
     #[error("cannot prepare the sandbox: {0}")]
     Layout(#[from] LayoutError),
+    /// Its manifest names a program the run did not declare: the student's to fix (or the
+    /// teacher's to declare).
+    #[error("parcall.json: {0}")]
+    Program(#[from] ChoiceError),
+    /// A module of a language whose runtime the run lacks.
+    #[error("cannot prepare the sandbox: no `{name}` runtime is found on {SANDBOX_PATH}: pass {flag} with its path")]
+    NoRuntime {
+        name: &'static str,
+        flag: &'static str,
+    },
     /// Discovery refused it and it reached the sandbox all the same: parcall's mistake.
     #[error("cannot prepare the sandbox: {name} was refused at discovery")]
     NotRunnable { name: String },
@@ -78,30 +85,51 @@ pub enum SandboxError {
     ControlGroup(std::io::Error),
     #[error("cannot write the canary to a temporary folder: {0}")]
     Canary(std::io::Error),
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    #[error("runtime `{name}` is the parcall binary, which submissions never reach")]
+    ParcallRuntime { name: String },
+    #[error("cannot lay out a declared runtime: {0}")]
+    RuntimeLayout(#[from] LayoutError),
 }
 
-/// The interpreters submissions run under, as named on the command line (found on the
-/// sandbox's PATH when not a path).
-#[derive(Debug, Clone)]
-pub struct Interpreters {
-    pub python: OsString,
-    pub node: OsString,
+/// The runtime a language's modules run under: its name among the declared runtimes.
+fn runtime_of(language: Language) -> &'static str {
+    match language {
+        Language::Python => "python",
+        Language::JavaScript => "node",
+    }
 }
 
-impl Interpreters {
-    fn of(&self, language: Language) -> &OsStr {
-        match language {
-            Language::Python => &self.python,
-            Language::JavaScript => &self.node,
+/// The runtimes of a run: `--runtime` declarations, then `--python` and `--node` where found,
+/// then the sandbox's shell and `env`, all found on the submissions' PATH ([`SANDBOX_PATH`]),
+/// before any submission is read.
+pub fn declare_runtimes(
+    declared: &[(String, OsString)],
+    python: &OsStr,
+    node: &OsStr,
+) -> Result<Runtimes, SandboxError> {
+    let search = OsStr::new(SANDBOX_PATH);
+    let runtimes = Runtimes::declare(declared, search)?
+        .or_found("python", python, search)
+        .or_found("node", node, search);
+    // The parcall binary answers every case itself (`parcall reference`): a submission that
+    // could start it would score without code of its own.
+    if let Some(helper) = jail::helper() {
+        if let Some(runtime) = runtimes.holding(&helper) {
+            return Err(SandboxError::ParcallRuntime {
+                name: runtime.name.clone(),
+            });
         }
     }
+    Ok(runtimes)
 }
 
 /// The folders submissions are staged in, and how they run.
 pub struct Sandbox {
     pub capabilities: Capabilities,
     workspace: Workspace,
-    interpreters: Interpreters,
+    runtimes: Runtimes,
     limits: Limits,
     uids: Option<Lease>,
     cgroups: Option<RunGroups>,
@@ -166,8 +194,14 @@ pub fn canary_cases(cases: &[SpecCase], functions: &[Function]) -> Vec<SpecCase>
 impl Sandbox {
     /// Sets up the run: removes what killed runs left, creates and locks the workspace,
     /// leases a block of uids and creates the run's control groups where available.
-    pub fn new(interpreters: Interpreters, limits: Limits) -> Result<Sandbox, SandboxError> {
+    pub fn new(runtimes: Runtimes, limits: Limits) -> Result<Sandbox, SandboxError> {
         let capabilities = Capabilities::detect();
+        if capabilities.isolated() {
+            // Asked once, now, before any submission is read; later layouts reuse the answer.
+            for runtime in runtimes.iter() {
+                jail::layout::program(&mut jail::layout::Builder::default(), &runtime.program)?;
+            }
+        }
         let parent = workspace::parent(capabilities.root);
         let cgroups = capabilities.cgroups.as_ref().ok();
         for removed in workspace::sweep_abandoned(&parent, cgroups) {
@@ -193,7 +227,7 @@ impl Sandbox {
         Ok(Sandbox {
             capabilities,
             workspace,
-            interpreters,
+            runtimes,
             limits,
             uids,
             cgroups: run_groups,
@@ -257,6 +291,7 @@ impl Sandbox {
                 current_dir: None,
                 limits,
                 readable: Vec::new(),
+                stdin: None,
             },
             folder: folder.clone(),
             group: None,
@@ -284,8 +319,13 @@ impl Sandbox {
                 }
                 std::fs::write(adapter, source)?;
                 let module = short_module_name(&stage, module_in_copy(submission))?;
+                let name = runtime_of(*language);
+                let runtime = self.runtimes.named(name).ok_or(PrepareError::NoRuntime {
+                    name,
+                    flag: language.flag(),
+                })?;
                 language.module(
-                    self.interpreters.of(*language),
+                    runtime.program.as_os_str(),
                     &home.join(adapter_file(*language)),
                     &home.join(module),
                     limits,
@@ -293,8 +333,13 @@ impl Sandbox {
             }
             Kind::Command(manifest) => {
                 let (program, args) = manifest.cmd.split_first().expect("a checked manifest");
+                // Chosen among the declared runtimes, or a file of its own copy, by name
+                // only: nothing of the submission is run or read outside the sandbox.
+                let program = match self.runtimes.choose(program, &home)? {
+                    Choice::Runtime(path) | Choice::Own(path) => path,
+                };
                 let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-                launch::program(OsStr::new(program), &args, Some(home.clone()), limits)
+                launch::program(program.as_os_str(), &args, Some(home.clone()), limits)
             }
         };
         let uid = match &self.uids {
@@ -341,36 +386,26 @@ impl Sandbox {
         } else {
             (own_uid, own_gid)
         };
-        let also: Vec<PathBuf> = match kind {
-            Kind::Module(_) => Vec::new(),
-            Kind::Command(_) => {
-                let mut also: Vec<PathBuf> = PROGRAM_TOOLS.iter().map(PathBuf::from).collect();
-                for language in [Language::Python, Language::JavaScript] {
-                    let name = self.interpreters.of(language);
-                    also.extend(jail::layout::resolve(
-                        name,
-                        OsStr::new(SANDBOX_PATH),
-                        Path::new("/"),
-                    ));
-                }
-                also
-            }
-        };
         let plan = jail::assemble(jail::Request {
             readable: Vec::new(),
-            argv: launch::command_line(&inner)
+            argv: inner
+                .command_line()
                 .into_iter()
                 .map(PathBuf::from)
                 .collect(),
             path: SANDBOX_PATH.into(),
             cwd_outside: PathBuf::from("/"),
             cwd: jail::HOME.into(),
-            also,
+            runtimes: self.runtimes.clone(),
+            // A program of its own may start any declared runtime; a module needs only its
+            // language's.
+            every_runtime: matches!(kind, Kind::Command(_)),
             copies: vec![Step::Copy {
                 source: stage.to_owned(),
                 path: jail::HOME.into(),
                 skip_hidden: false,
             }],
+            unreachable: vec![helper.clone()],
             uid,
             gid,
             scratch_bytes: SCRATCH_BYTES,
@@ -449,7 +484,7 @@ struct Plain<'a> {
 
 impl Wrap for Plain<'_> {
     fn wrap(&self, inner: Launch) -> Launch {
-        let mut target = launch::command_line(&inner).into_iter();
+        let mut target = inner.command_line().into_iter();
         let (program, args) = if self.sandbox.capabilities.own_uid() {
             let uid = self.uid;
             let mut args: Vec<OsString> = vec![
@@ -473,6 +508,7 @@ impl Wrap for Plain<'_> {
             current_dir: Some(self.home.clone()),
             limits: inner.limits,
             readable: Vec::new(),
+            stdin: None,
         }
     }
 }
@@ -509,11 +545,8 @@ mod tests {
         let folder = class.path().join("mallory");
         std::fs::create_dir_all(folder.join(adapter_file(Language::Python))).unwrap();
         std::fs::write(folder.join("main.py"), "").unwrap();
-        let interpreters = Interpreters {
-            python: "python3".into(),
-            node: "node".into(),
-        };
-        let sandbox = Sandbox::new(interpreters, Limits::default()).unwrap();
+        let runtimes = declare_runtimes(&[], OsStr::new("python3"), OsStr::new("node")).unwrap();
+        let sandbox = Sandbox::new(runtimes, Limits::default()).unwrap();
         let submission = Submission {
             name: "mallory".into(),
             source: folder.clone(),
@@ -536,11 +569,8 @@ mod tests {
     #[test]
     fn a_submission_runs_the_subjects_launch_inside_the_wrap() {
         let class = tempfile::tempdir().unwrap();
-        let interpreters = Interpreters {
-            python: "python3".into(),
-            node: "node".into(),
-        };
-        let sandbox = Sandbox::new(interpreters, Limits::default()).unwrap();
+        let runtimes = declare_runtimes(&[], OsStr::new("python3"), OsStr::new("node")).unwrap();
+        let sandbox = Sandbox::new(runtimes, Limits::default()).unwrap();
         for (file, language, interpreter) in [
             ("alice.py", Language::Python, "python3"),
             ("bob.mjs", Language::JavaScript, "node"),
@@ -571,18 +601,17 @@ mod tests {
                 &home.join(file),
                 Limits::default(),
             );
-            let built = launch::command_line(&built);
+            let built = built.command_line();
             let line = if prepared
                 .launch
                 .args
                 .first()
                 .is_some_and(|a| a == jail::ENTRY)
             {
-                let plan: jail::Plan =
-                    serde_json::from_slice(prepared.launch.args[1].as_encoded_bytes()).unwrap();
+                let plan = jail::carried(&prepared.launch).unwrap();
                 plan.argv.into_iter().map(OsString::from).collect()
             } else {
-                launch::command_line(&prepared.launch)
+                prepared.launch.command_line()
             };
             assert!(
                 line[1..].ends_with(&built[1..]),

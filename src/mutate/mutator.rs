@@ -5,6 +5,7 @@
 //! input to a parser.
 
 use super::{Mutant, MutantId};
+use crate::process::jail::Runtimes;
 use crate::process::{contain, Child, Event, Launch, Limits, Received};
 use crate::subject::adapters::resolve_program;
 use crate::subject::environment::EnvPolicy;
@@ -106,8 +107,10 @@ pub fn make(
         current_dir: None,
         limits,
         readable: Vec::new(),
+        stdin: None,
     };
-    let launch = contain::wrap(&launch, &contain::detect());
+    let runtimes = Runtimes::default().with("python", Path::new(&launch.program));
+    let launch = contain::wrap(&launch, &contain::detect(), &runtimes);
     let mut child =
         Child::spawn(&launch).map_err(|e| MutatorError::Failed(format!("cannot start: {e}")))?;
     let filename = path

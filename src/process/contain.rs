@@ -11,7 +11,7 @@
 //! implementation are re-parented to parcall instead of init, so they stay findable, and
 //! are killed with the run.
 
-use super::jail::{self, Step};
+use super::jail::{self, Runtimes, Step};
 use super::Launch;
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -166,11 +166,11 @@ fn sandbox_ids(root: bool) -> Result<(u32, u32), String> {
 }
 
 /// The launch run inside the containment: in the sandbox, the helper runs the program in
-/// an empty root with a copy of the files its command names; in a PID namespace, `unshare`
-/// starts the program.
-pub fn wrap(launch: &Launch, containment: &Containment) -> Launch {
+/// an empty root with a copy of the files its command names, laying out only the programs of
+/// `runtimes` (the caller's); in a PID namespace, `unshare` starts the program.
+pub fn wrap(launch: &Launch, containment: &Containment, runtimes: &Runtimes) -> Launch {
     if let Containment::Sandbox { root } = containment {
-        return sandboxed(launch, *root);
+        return sandboxed(launch, *root, runtimes);
     }
     let Containment::PidNamespace { user_namespace } = containment else {
         return launch.clone();
@@ -192,12 +192,12 @@ pub fn wrap(launch: &Launch, containment: &Containment) -> Launch {
 /// Everything writable of one sandbox together (its home and /tmp).
 const SCRATCH_BYTES: u64 = 64 << 20;
 
-fn sandboxed(launch: &Launch, root: bool) -> Launch {
+fn sandboxed(launch: &Launch, root: bool, runtimes: &Runtimes) -> Launch {
     let Some(helper) = jail::helper() else {
         // The probe found it; it cannot have gone since.
         return launch.clone();
     };
-    match plan(launch, root) {
+    match plan(launch, root, runtimes) {
         Ok(plan) => {
             let env = launch
                 .env
@@ -224,8 +224,9 @@ fn sandboxed(launch: &Launch, root: bool) -> Launch {
 
 /// The sandbox of a launch: its program and what it needs, and a copy of the folder of each
 /// file its command names (the module, the adapter), at the same place, read-only.
-fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
-    let argv: Vec<PathBuf> = super::super::subject::launch::command_line(launch)
+fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<jail::Plan, String> {
+    let argv: Vec<PathBuf> = launch
+        .command_line()
         .into_iter()
         .map(PathBuf::from)
         .collect();
@@ -244,9 +245,10 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
         .unwrap_or_default();
     let mut copies: Vec<Step> = Vec::new();
     for (index, word) in argv.iter().enumerate() {
-        // The program is laid out with what it needs, unless it is a file of the caller's
-        // own (`./run.sh`, named relative to the current folder).
-        if index == 0 && (word.is_absolute() || word.components().count() == 1) {
+        // A declared runtime is laid out with what it needs, and a bare name is one or is
+        // refused; any other program is a file of the implementation's own (`./run.sh`, or
+        // a manifest's program made absolute), copied with its folder and run only inside.
+        if index == 0 && (word.components().count() == 1 || runtimes.trusts(word)) {
             continue;
         }
         let named = cwd.join(word);
@@ -275,9 +277,11 @@ fn plan(launch: &Launch, root: bool) -> Result<jail::Plan, String> {
         path,
         cwd_outside: cwd,
         cwd: inside_cwd,
-        also: Vec::new(),
+        runtimes: runtimes.clone(),
+        every_runtime: false,
         readable: launch.readable.clone(),
         copies,
+        unreachable: Vec::new(),
         uid,
         gid,
         scratch_bytes: SCRATCH_BYTES,

@@ -101,6 +101,20 @@ pub struct Launch {
     /// Folders a sandbox binds read-only at their place, beside what the program needs:
     /// the installed packages of the framework a runtime adapter drives (`--readable`).
     pub readable: Vec<std::path::PathBuf>,
+    /// What the program reads on its stdin before it reaches EOF (`/dev/null` when `None`):
+    /// how the sandbox's plan reaches its helper without showing on a command line, which
+    /// every user of the machine can read.
+    pub stdin: Option<std::sync::Arc<[u8]>>,
+}
+
+impl Launch {
+    /// The command line (program first) it runs, for a wrap that runs it as the last words
+    /// of its own.
+    pub fn command_line(&self) -> Vec<OsString> {
+        std::iter::once(self.program.clone())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
 }
 
 /// One event on the reply channel.
@@ -188,7 +202,11 @@ impl Child {
                 format!("{CHILD_REQUEST_FD},{CHILD_REPLY_FD}"),
             )
             .env(MARKER_VARIABLE, &marker)
-            .stdin(Stdio::null())
+            .stdin(if launch.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
@@ -212,12 +230,17 @@ impl Child {
         }
         let mut child = command.spawn()?;
         contain::register(child.id());
+        let mut threads = Vec::new();
+        if let (Some(bytes), Some(stdin)) = (launch.stdin.clone(), child.stdin.take()) {
+            // On a thread: a child that stops reading must not stall the runner. The thread
+            // ends when the bytes are written or the child closes its end.
+            threads.push(feed(stdin, bytes));
+        }
         // The child has its copies; ours must close, or EOF would never be seen.
         drop(request_read);
         drop(reply_write);
         let stdout = Arc::new(Mutex::new(Tail::new(launch.limits.tail_bytes)));
         let stderr = Arc::new(Mutex::new(Tail::new(launch.limits.tail_bytes)));
-        let mut threads = Vec::new();
         threads.push(drain(child.stdout.take().expect("piped"), stdout.clone()));
         threads.push(drain(child.stderr.take().expect("piped"), stderr.clone()));
         let (requests, writer) = RequestPipe::new(File::from(request_write))?;
@@ -419,6 +442,14 @@ fn drain(mut source: impl Read + Send + 'static, tail: Arc<Mutex<Tail>>) -> Join
     })
 }
 
+/// Writes `bytes` to the child's stdin, then closes it.
+fn feed(mut stdin: std::process::ChildStdin, bytes: Arc<[u8]>) -> JoinHandle<()> {
+    thread::spawn(move || {
+        // A child that exits early closes its end: the write fails and that is all.
+        let _ = io::Write::write_all(&mut stdin, &bytes);
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,6 +481,7 @@ mod tests {
                 current_dir: None,
                 limits: Limits::default(),
                 readable: Vec::new(),
+                stdin: None,
             };
             let mut child = Child::spawn(&launch).unwrap();
             let deadline = Instant::now() + Duration::from_secs(10);

@@ -4,8 +4,9 @@
 //! [`super::launch`], which `grade`'s sandbox uses too.
 
 use super::environment::EnvPolicy;
-use super::launch::{self, Language, Wrap};
+use super::launch::{self, Contained, Language, Wrap};
 use super::manifest::MANIFEST;
+use crate::process::jail::{Choice, Runtimes};
 use crate::process::{contain, Containment, Launch, Limits};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -42,6 +43,8 @@ pub enum PrepareError {
     Manifest { path: PathBuf, reason: String },
     #[error("cannot write the adapter to a temporary folder: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Runtime(#[from] crate::process::jail::RuntimeError),
 }
 
 /// A launch and what it needs to stay alive (the adapter's temporary folder).
@@ -51,6 +54,8 @@ pub struct Prepared {
     pub target: String,
     /// How its descendants are kept from outliving the run.
     pub containment: Containment,
+    /// The programs its containment may lay out by asking them: those the caller named.
+    pub runtimes: Runtimes,
     _adapter_dir: Option<tempfile::TempDir>,
 }
 
@@ -64,7 +69,11 @@ impl Prepared {
             self.launch.env = env.select(std::env::vars_os());
         }
         self.containment = contain::detect();
-        self.launch = self.containment.wrap(self.launch);
+        let contained = Contained {
+            containment: &self.containment,
+            runtimes: &self.runtimes,
+        };
+        self.launch = contained.wrap(self.launch);
         self
     }
 }
@@ -175,6 +184,7 @@ fn under_adapter(
         launch: language.module(interpreter.as_os_str(), &adapter, &module, limits),
         target: path.display().to_string(),
         containment: Containment::ProcessGroup,
+        runtimes: Runtimes::default().with(language.flag().trim_start_matches('-'), &interpreter),
         _adapter_dir: Some(dir),
     })
 }
@@ -214,8 +224,9 @@ pub fn remove_stale_dirs(prefix: &str) {
     }
 }
 
-/// A program that speaks the protocol itself, given as one shell-style command line.
-pub fn command(line: &str, limits: Limits) -> Result<Prepared, PrepareError> {
+/// A program that speaks the protocol itself, given as one shell-style command line by the
+/// caller: its program is declared for this run, beside `runtimes`.
+pub fn command(line: &str, runtimes: &Runtimes, limits: Limits) -> Result<Prepared, PrepareError> {
     let words = shell_words::split(line).map_err(|e| PrepareError::Command(e.to_string()))?;
     let Some((program, args)) = words.split_first() else {
         return Err(PrepareError::Command("the command is empty".into()));
@@ -226,6 +237,7 @@ pub fn command(line: &str, limits: Limits) -> Result<Prepared, PrepareError> {
         launch: launch::program(program.as_os_str(), &args, None, limits),
         target: line.to_owned(),
         containment: Containment::ProcessGroup,
+        runtimes: runtimes.clone().with("cmd", &program),
         _adapter_dir: None,
     })
 }
@@ -245,10 +257,13 @@ pub fn module(
 
 /// What a path names: a program of its own when it is a manifest (`parcall.json`) or a folder
 /// holding one, run in the manifest's folder; otherwise a module, as [`module`] takes it.
+/// A manifest's program is one of `runtimes` (by name) or a file of its own folder: the
+/// manifest is the implementation's, and names nothing else of the machine.
 pub fn module_or_manifest(
     path: &Path,
     python: &OsString,
     node: &OsString,
+    runtimes: &Runtimes,
     limits: Limits,
 ) -> Result<Prepared, PrepareError> {
     let manifest = if path.is_dir() {
@@ -274,17 +289,18 @@ pub fn module_or_manifest(
         .cmd
         .split_first()
         .expect("a read manifest names a program");
-    // A program with a `/` is the folder's own (`./run.sh`); a bare name is found on PATH.
-    let program = if program.contains('/') {
-        resolve_program(folder.join(program).as_os_str(), MANIFEST)?
-    } else {
-        resolve_program(OsStr::new(program), MANIFEST)?
+    let program = match runtimes.choose(program, &folder) {
+        Ok(Choice::Runtime(program)) => program,
+        // Checked for existence only: it runs inside the sandbox, from its copy.
+        Ok(Choice::Own(file)) => resolve_program(file.as_os_str(), MANIFEST)?,
+        Err(error) => return Err(problem(error.to_string())),
     };
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
     Ok(Prepared {
         launch: launch::program(program.as_os_str(), &args, Some(folder), limits),
         target: path.display().to_string(),
         containment: Containment::ProcessGroup,
+        runtimes: runtimes.clone(),
         _adapter_dir: None,
     })
 }
@@ -308,16 +324,17 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&adapter).unwrap(), PYTHON_ADAPTER);
         let interpreter = resolve_program(OsStr::new("sh"), "--python").unwrap();
         let built = Language::Python.module(interpreter.as_os_str(), &adapter, &module, limits);
-        assert_eq!(
-            launch::command_line(&prepared.launch),
-            launch::command_line(&built)
-        );
+        assert_eq!(prepared.launch.command_line(), built.command_line());
         assert_eq!(prepared.launch.current_dir, built.current_dir);
         assert!(prepared.launch.env.is_empty() && !prepared.launch.clear_env);
         // Unwrapped, the command is the builder's; wrapped, the builder's command is what
         // the wrap runs last.
-        let contained = prepared.containment.wrap(built.clone());
-        let line = launch::command_line(&contained);
-        assert!(line.ends_with(&launch::command_line(&built)));
+        let contained = Contained {
+            containment: &prepared.containment,
+            runtimes: &prepared.runtimes,
+        }
+        .wrap(built.clone());
+        let line = contained.command_line();
+        assert!(line.ends_with(&built.command_line()));
     }
 }

@@ -3,6 +3,7 @@
 //! itself. `check` and `grade` both build their launches here and differ only in the
 //! [`Wrap`] they apply: `check`'s containment, or `grade`'s sandbox.
 
+use crate::process::jail::Runtimes;
 use crate::process::{contain, Containment, Launch, Limits};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -87,6 +88,7 @@ fn plain(
         current_dir,
         limits,
         readable: Vec::new(),
+        stdin: None,
     }
 }
 
@@ -104,24 +106,21 @@ impl<F: Fn(Launch) -> Launch> Wrap for F {
     }
 }
 
-/// `check`'s containment: a PID namespace where the machine allows one.
-impl Wrap for Containment {
+/// `check`'s containment, laying out only the programs the caller declared.
+pub struct Contained<'a> {
+    pub containment: &'a Containment,
+    pub runtimes: &'a Runtimes,
+}
+
+impl Wrap for Contained<'_> {
     fn wrap(&self, inner: Launch) -> Launch {
-        contain::wrap(&inner, self)
+        contain::wrap(&inner, self.containment, self.runtimes)
     }
 }
 
 /// The wrap that changes nothing.
 pub fn unwrapped(inner: Launch) -> Launch {
     inner
-}
-
-/// The implementation's command line (program first) of a launch, for a wrap that runs it
-/// as the last words of its own.
-pub fn command_line(launch: &Launch) -> Vec<OsString> {
-    std::iter::once(launch.program.clone())
-        .chain(launch.args.iter().cloned())
-        .collect()
 }
 
 #[cfg(test)]
@@ -147,7 +146,7 @@ mod tests {
         let launch = program(OsStr::new("impl"), &["a".into()], None, Limits::default());
         let wrap = |inner: Launch| {
             let mut args = vec![OsString::from("--")];
-            args.extend(command_line(&inner));
+            args.extend(inner.command_line());
             Launch {
                 program: "sandbox".into(),
                 args,

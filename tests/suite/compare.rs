@@ -9,6 +9,7 @@ use crate::common;
 use common::browser::{chromium, rendered};
 use common::{parcall, root, stdout, temp_dir};
 use parcall::compare::{self, CellVerdict, Entry, Matrix};
+use parcall::process::jail::Runtimes;
 use parcall::spec::{Function, Spec};
 use parcall::subject::adapters;
 use std::path::{Path, PathBuf};
@@ -28,10 +29,21 @@ fn one_function_module(dir: &Path) -> PathBuf {
     path
 }
 
+/// The Rust example and `java`, declared as runtimes the manifests below start by name.
+fn runtimes() -> Runtimes {
+    let rust = common::built_adapters::rust_program();
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    Runtimes::declare(&[("rust-example".into(), rust.into())], &search)
+        .unwrap()
+        .or_found("java", "java".as_ref(), &search)
+}
+
 fn entry(path: &Path) -> Entry {
     let limits = parcall::process::Limits::default();
+    let runtimes = runtimes();
     let prepared =
-        adapters::module_or_manifest(path, &"python3".into(), &"node".into(), limits).unwrap();
+        adapters::module_or_manifest(path, &"python3".into(), &"node".into(), &runtimes, limits)
+            .unwrap();
     Entry {
         prepared,
         rerun_base: format!("parcall check {}", path.display()),
@@ -78,13 +90,12 @@ fn cells_are_a_function_of_the_implementation_not_the_seed() {
         std::fs::write(folder.join("parcall.json"), text).unwrap();
         folder
     };
-    let rust = common::built_adapters::rust_program();
     let mut paths = vec![
         root().join(SOLUTION),
         root().join("conformance/examples/javascript/solution.mjs"),
         root().join(BROKEN),
         root().join("conformance/examples/javascript/broken/ids_zero_based.cjs"),
-        manifest("rust", vec![rust.to_str().unwrap().to_owned()]),
+        manifest("rust", vec!["rust-example".to_owned()]),
     ];
     if let Some(java) = common::built_adapters::java_command() {
         let words = java.split(' ').map(str::to_owned).collect();
@@ -358,9 +369,18 @@ fn check_takes_a_manifest_folder_too() {
     let dir = temp_dir("check-manifest");
     let folder = dir.join("reference");
     std::fs::create_dir(&folder).unwrap();
-    let manifest = serde_json::json!({"cmd": [env!("CARGO_BIN_EXE_parcall"), "reference"]});
+    // The manifest names the runtime the caller declared, by name.
+    let manifest = serde_json::json!({"cmd": ["parcall", "reference"]});
     std::fs::write(folder.join("parcall.json"), manifest.to_string()).unwrap();
-    let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-00*"]);
+    let runtime = format!("parcall={}", env!("CARGO_BIN_EXE_parcall"));
+    let output = parcall(&[
+        "check",
+        folder.to_str().unwrap(),
+        "--runtime",
+        &runtime,
+        "--case",
+        "exec-seed-00*",
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}{}", stdout(&output));
     assert!(

@@ -38,6 +38,7 @@ mod report_excerpts;
 mod reports_ci;
 mod runtime_blame;
 mod runtimes;
+mod sandbox_boundary;
 mod sandbox_isolation;
 mod shown;
 mod spec_integrity;

@@ -8,18 +8,21 @@
 //! capability dropped, `no_new_privs` set and a session keyring of its own; its user keyrings
 //! live in that user namespace and die with it, so no later uid inherits them.
 //!
-//! The work is done by the parcall binary itself, re-executed with [`ENTRY`] as its first
-//! argument and a [`Plan`]: it stays outside the namespaces (so the implementation never sees
+//! The work is done by the parcall binary itself, re-executed with [`ENTRY`] as its only
+//! argument and a [`Plan`] on its stdin (never on its command line, which every user of the
+//! machine can read): it stays outside the namespaces (so the implementation never sees
 //! the parcall binary in its `/proc`), forks the process that creates them, writes its uid map
 //! and joins it to its control groups, and reports how it ended as its own exit status.
 
 mod enter;
 pub mod layout;
+pub mod runtimes;
 mod tree;
 
 use super::Launch;
+pub use runtimes::{Choice, ChoiceError, Runtime, RuntimeError, Runtimes};
 use serde::{Deserialize, Serialize};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -115,8 +118,8 @@ impl Step {
 /// The sandbox of one implementation, before its root is laid out.
 #[derive(Debug, Clone)]
 pub struct Request {
-    /// The implementation's command: the program (a path, or a name searched on `path`),
-    /// then its arguments, unchanged.
+    /// The implementation's command: the program (a declared runtime, by name or path, or a
+    /// file of its own copy), then its arguments, unchanged.
     pub argv: Vec<PathBuf>,
     /// The PATH the program is searched on.
     pub path: OsString,
@@ -124,12 +127,18 @@ pub struct Request {
     pub cwd_outside: PathBuf,
     /// Where it starts, inside.
     pub cwd: PathBuf,
-    /// More programs to bind with what they need, when they exist (a shell for scripts).
-    pub also: Vec<PathBuf>,
+    /// The programs the caller declared: the only ones laid out by asking them, and so the
+    /// only programs of the machine the sandbox holds.
+    pub runtimes: Runtimes,
+    /// Lay out every declared runtime, not only the one the command starts: a program of the
+    /// implementation's own may start any of them (its `#!` line is never read outside).
+    pub every_runtime: bool,
     /// Folders bound read-only at their place, whole (see [`crate::process::Launch::readable`]).
     pub readable: Vec<PathBuf>,
     /// Its own files (copies).
     pub copies: Vec<Step>,
+    /// Files no step may reach: in `grade`, the parcall binary.
+    pub unreachable: Vec<PathBuf>,
     pub uid: u32,
     pub gid: u32,
     pub scratch_bytes: u64,
@@ -137,6 +146,10 @@ pub struct Request {
 }
 
 /// Lays the root out for a request: the program and what it needs, the base, the copies.
+///
+/// Only declared runtimes are laid out, which runs them on the machine; a program of the
+/// implementation's own (inside one of its copies) is neither run nor read here, and any
+/// other program is refused.
 pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     let mut builder = layout::Builder::default();
     let base_error = |reason| layout::LayoutError {
@@ -145,21 +158,43 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     };
     layout::base(&mut builder).map_err(base_error)?;
     let mut argv = request.argv;
+    let own = |path: &Path| {
+        request
+            .copies
+            .iter()
+            .any(|copy| path.starts_with(copy.path()) && path != copy.path())
+    };
     // A relative path (`./run.sh`) is the implementation's own file, in its copy.
-    let own_file = |name: &Path| name.is_relative() && name.components().count() > 1;
-    if let Some(name) = argv.first().filter(|n| !own_file(n)) {
+    let own_relative = |name: &Path| name.is_relative() && name.components().count() > 1;
+    let mut starts_own_program = false;
+    if let Some(name) = argv.first().filter(|n| !own_relative(n)) {
         let found = layout::resolve(name.as_os_str(), &request.path, &request.cwd_outside);
-        if let Some(found) = found {
-            let program = layout::program(&mut builder, &found)?;
-            // Python behind a launcher script runs as the interpreter the script would start.
-            if program != found {
-                argv[0] = program;
+        match found {
+            Some(found) if request.runtimes.trusts(&found) => {
+                let program = layout::program(&mut builder, &found)?;
+                // Python behind a launcher script runs as the interpreter the script would start.
+                if program != found {
+                    argv[0] = program;
+                }
+            }
+            _ if name.is_absolute() && own(name) => starts_own_program = true,
+            _ => {
+                return Err(layout::LayoutError {
+                    program: name.display().to_string(),
+                    reason: format!(
+                        "it is neither a declared runtime ({}) nor a file of the implementation's own: \
+                         the sandbox runs only the programs its caller declares (--runtime NAME=PATH)",
+                        request.runtimes.names()
+                    ),
+                })
             }
         }
+    } else {
+        starts_own_program = true;
     }
-    for program in &request.also {
-        if program.is_file() {
-            layout::program(&mut builder, program)?;
+    if request.every_runtime || starts_own_program {
+        for runtime in request.runtimes.iter() {
+            layout::program(&mut builder, &runtime.program)?;
         }
     }
     for folder in &request.readable {
@@ -168,10 +203,12 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     for copy in request.copies {
         builder.push(copy);
     }
+    let steps = builder.finish();
+    unreachable(&steps, &request.unreachable)?;
     Ok(Plan {
         uid: request.uid,
         gid: request.gid,
-        steps: builder.finish(),
+        steps,
         scratch_bytes: request.scratch_bytes,
         cgroup_procs: request.cgroup_procs,
         cwd: request.cwd,
@@ -179,32 +216,72 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     })
 }
 
+/// Refuses a layout any of whose binds or copies holds one of the `files` (compared as the
+/// files they are, links followed).
+fn unreachable(steps: &[Step], files: &[PathBuf]) -> Result<(), layout::LayoutError> {
+    let files: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    for step in steps {
+        let source = match step {
+            Step::Bind { path, .. } => path,
+            Step::Copy { source, .. } => source,
+            _ => continue,
+        };
+        let Ok(source) = std::fs::canonicalize(source) else {
+            continue;
+        };
+        if let Some(file) = files.iter().find(|f| f.starts_with(&source)) {
+            return Err(layout::LayoutError {
+                program: source.display().to_string(),
+                reason: format!(
+                    "binding it would put {} inside the sandbox, which is never bound there",
+                    file.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Starts the smallest sandbox (a shell that exits at once) as the machine's `uid` and
 /// `gid`; why it cannot start, if not.
 pub fn probe(uid: u32, gid: u32) -> Result<(), String> {
     let helper = helper().ok_or("the parcall binary that runs the sandbox is not found")?;
+    let search = OsString::from("/usr/bin:/bin");
+    let runtimes = Runtimes::declare(&[], &search).map_err(|e| e.to_string())?;
     let plan = assemble(Request {
         argv: ["/bin/sh", "-c", "exit 0"].map(Into::into).to_vec(),
-        path: "/usr/bin:/bin".into(),
+        path: search,
         cwd_outside: "/".into(),
         cwd: "/".into(),
-        also: Vec::new(),
+        runtimes,
+        every_runtime: false,
         readable: Vec::new(),
         copies: Vec::new(),
+        unreachable: Vec::new(),
         uid,
         gid,
         scratch_bytes: 1 << 20,
         cgroup_procs: Vec::new(),
     })
     .map_err(|e| e.to_string())?;
-    let output = std::process::Command::new(&helper)
+    let mut child = std::process::Command::new(&helper)
         .arg(ENTRY)
-        .arg(serde_json::to_string(&plan).map_err(|e| e.to_string())?)
         .env_clear()
-        .stdin(std::process::Stdio::null())
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
-        .output()
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", helper.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // The helper reads its whole plan before anything else; a helper that died early
+        // closed its end, and its stderr says why.
+        let _ = std::io::Write::write_all(&mut stdin, &plan_bytes(&plan));
+    }
+    let output = child
+        .wait_with_output()
         .map_err(|e| format!("cannot run {}: {e}", helper.display()))?;
     if output.status.success() {
         return Ok(());
@@ -225,49 +302,103 @@ pub fn fits(folder: &Path) -> bool {
 pub fn failing(message: &str, inner: &Launch, helper: &Path) -> Launch {
     Launch {
         program: helper.as_os_str().to_owned(),
-        args: vec![ENTRY.into(), format!("{FAILED_MARK}{message}").into()],
+        args: vec![ENTRY.into()],
         env: Vec::new(),
         clear_env: true,
         current_dir: Some(PathBuf::from("/")),
         limits: inner.limits,
         readable: Vec::new(),
+        stdin: Some(format!("{FAILED_MARK}{message}").into_bytes().into()),
     }
 }
 
-/// Starts the argument of a helper that is only to report a failure.
+/// Starts the helper's input when it is only to report a failure (a plan starts with `{`).
 const FAILED_MARK: &str = "!";
 
-/// The launch that runs `plan` through the helper: its program is the parcall binary, and the
+/// The most the helper reads of its input: a plan is a few kilobytes per bound path.
+const MAX_PLAN_BYTES: u64 = 16 << 20;
+
+fn plan_bytes(plan: &Plan) -> Vec<u8> {
+    serde_json::to_vec(plan).expect("a plan is plain data")
+}
+
+/// The launch that runs `plan` through the helper: its program is the parcall binary, given
+/// the plan on its stdin (a command line is every user's to read in `ps`), and the
 /// implementation's environment, limits and descriptors are the given launch's.
 pub fn launch(plan: &Plan, inner: &Launch, helper: &Path) -> Launch {
-    let text = serde_json::to_string(plan).expect("a plan is plain data");
     Launch {
         program: helper.as_os_str().to_owned(),
-        args: vec![ENTRY.into(), text.into()],
+        args: vec![ENTRY.into()],
         env: inner.env.clone(),
         clear_env: inner.clear_env,
         current_dir: Some(PathBuf::from("/")),
         limits: inner.limits,
         readable: Vec::new(),
+        stdin: Some(plan_bytes(plan).into()),
     }
 }
 
-/// Runs the plan given on the command line when this process was started as the helper; the
-/// exit status to end with. `None` for any other command line.
+/// The plan a helper's launch carries, as the helper will read it.
+pub fn carried(launch: &Launch) -> Option<Plan> {
+    serde_json::from_slice(launch.stdin.as_deref()?).ok()
+}
+
+/// Runs the plan read from stdin when this process was started as the helper; the exit
+/// status to end with. `None` for any other command line.
 pub fn entered() -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     if args.next()? != ENTRY {
         return None;
     }
-    let text = args.next().unwrap_or_default();
-    if let Some(message) = text.to_str().and_then(|t| t.strip_prefix(FAILED_MARK)) {
+    let fail = |message: &str| {
         let _ = std::io::Write::write_all(
             &mut std::io::stderr(),
             format!("{MESSAGE_PREFIX}{message}\n").as_bytes(),
         );
-        return Some(SETUP_FAILED);
+        Some(SETUP_FAILED)
+    };
+    if args.next().is_some() {
+        return fail("the helper takes its plan on stdin, not on its command line");
     }
-    Some(enter::run(&text))
+    let text = match read_plan() {
+        Ok(text) => text,
+        Err(message) => return fail(&message),
+    };
+    if let Some(message) = text.strip_prefix(FAILED_MARK) {
+        return fail(message);
+    }
+    Some(enter::run(OsStr::new(&text)))
+}
+
+/// The helper's whole stdin (bounded), then `/dev/null` in its place: the implementation
+/// inherits stdin and must read nothing there.
+fn read_plan() -> Result<String, String> {
+    use std::io::Read;
+    // SAFETY: isatty(3) takes an int and reads no memory of ours.
+    if unsafe { libc::isatty(0) } == 1 {
+        return Err("the helper reads its plan on stdin, which is a terminal here".into());
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_PLAN_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read the plan on stdin: {e}"))?;
+    if text.len() as u64 > MAX_PLAN_BYTES {
+        return Err(format!(
+            "the plan on stdin is larger than {MAX_PLAN_BYTES} bytes"
+        ));
+    }
+    let null = std::fs::File::open("/dev/null").map_err(|e| format!("/dev/null: {e}"))?;
+    // SAFETY: dup2(2) takes two descriptors we hold open (`null` lives to the end of this
+    // call) and replaces fd 0, which nothing in this process reads after this point.
+    if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), 0) } < 0 {
+        return Err(format!(
+            "cannot replace stdin: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(text)
 }
 
 /// The parcall binary that serves as the helper: this executable when it is parcall, else
@@ -348,13 +479,19 @@ mod tests {
             path: "/usr/local/bin:/usr/bin:/bin".into(),
             cwd_outside: "/".into(),
             cwd: HOME.into(),
-            also: vec![],
+            runtimes: Runtimes::declare(
+                &[("python".into(), "python3".into())],
+                OsStr::new("/usr/local/bin:/usr/bin:/bin"),
+            )
+            .unwrap(),
+            every_runtime: false,
             readable: vec![],
             copies: vec![Step::Copy {
                 source: dir.path().to_owned(),
                 path: HOME.into(),
                 skip_hidden: false,
             }],
+            unreachable: vec![],
             uid: if uid == 0 { 0x7ff0_0000 } else { uid },
             gid: if uid == 0 { 0x7ff0_0000 } else { gid },
             scratch_bytes: 8 << 20,
@@ -369,14 +506,22 @@ mod tests {
             current_dir: None,
             limits: crate::process::Limits::default(),
             readable: Vec::new(),
+            stdin: None,
         };
         let launch = launch(&plan, &inner, &helper);
-        let output = std::process::Command::new(&launch.program)
+        let mut child = std::process::Command::new(&launch.program)
             .args(&launch.args)
             .env_clear()
             .envs(launch.env.iter().map(|(k, v)| (k, v)))
-            .output()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, launch.stdin.as_deref().unwrap()).unwrap();
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         if stderr.contains("cannot create the namespaces") {
             eprintln!("skipped: {stderr}");

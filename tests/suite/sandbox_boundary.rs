@@ -1,0 +1,215 @@
+//! What happens before the jail is entered: nothing a submission names runs, is asked or is
+//! bound outside it. A manifest (`parcall.json`) chooses among the runtimes the caller
+//! declared, by name, or names a file of its own folder, which runs only inside the sandbox;
+//! the parcall binary never reaches a graded submission; the jail's plan never shows on a
+//! command line. Each attack here touches only the files it created.
+
+use crate::common;
+
+use common::{copy_from_repo, gradebook_entry, parcall};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// A fake interpreter: a script that, if it ever ran on the machine, would create `marker`
+/// (a file outside every sandbox) and then fail.
+fn plant_fake_interpreter(path: &Path, marker: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        format!("#!/bin/sh\necho ran >> '{}'\nexit 1\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A submission folder whose manifest starts its own `python3` by absolute path, and one
+/// whose own script names that file on its `#!` line.
+fn hostile_class(class: &Path, marker: &Path) -> [PathBuf; 2] {
+    let by_path = class.join("by_path");
+    let python = by_path.join("python3");
+    plant_fake_interpreter(&python, marker);
+    let manifest = serde_json::json!({"cmd": [python, "-c", "pass"]});
+    std::fs::write(by_path.join("parcall.json"), manifest.to_string()).unwrap();
+
+    let by_shebang = class.join("by_shebang");
+    let interpreter = by_shebang.join("bin/node-fake");
+    plant_fake_interpreter(&interpreter, marker);
+    let script = by_shebang.join("run.sh");
+    std::fs::write(&script, format!("#!{}\n", interpreter.display())).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(by_shebang.join("parcall.json"), r#"{"cmd": ["./run.sh"]}"#).unwrap();
+    [by_path, by_shebang]
+}
+
+fn quick_grade(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "5",
+        "--fuzz",
+        "0",
+        "--timeout",
+        "2",
+        "--function",
+        "execute_tool_calls",
+        "--jobs",
+        "1",
+    ];
+    args.extend(extra);
+    parcall(&args)
+}
+
+#[test]
+fn a_manifests_own_interpreter_never_runs_on_the_machine_in_grade() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let marker = work.path().join("ran-on-the-host");
+    hostile_class(&class, &marker);
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &class.join("alice.py"),
+    );
+    let out = work.path().join("out");
+    let output = quick_grade(&class, &out, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        !marker.exists(),
+        "a submission's file ran on the machine: {}",
+        std::fs::read_to_string(&marker).unwrap_or_default()
+    );
+    let by_path = gradebook_entry(&out, "by_path");
+    let reason = by_path["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("neither a declared runtime"),
+        "{by_path}\n{stderr}"
+    );
+    assert_eq!(by_path["score"].as_f64(), Some(0.0), "{by_path}");
+    let alice = gradebook_entry(&out, "alice");
+    assert_eq!(alice["score"], alice["max_score"], "{alice}");
+}
+
+#[test]
+fn a_manifests_own_interpreter_never_runs_on_the_machine_in_check() {
+    let work = tempfile::tempdir().unwrap();
+    let marker = work.path().join("ran-on-the-host");
+    for folder in hostile_class(&work.path().join("class"), &marker) {
+        let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-000"]);
+        assert_ne!(output.status.code(), Some(0), "{folder:?} conformed");
+        assert!(
+            !marker.exists(),
+            "{folder:?}: a file of the implementation's ran on the machine: {}",
+            std::fs::read_to_string(&marker).unwrap_or_default()
+        );
+    }
+}
+
+/// A manifest names programs of the machine only by the names the caller declared.
+#[test]
+fn a_manifest_runs_only_declared_runtimes() {
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("impl");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("parcall.json"),
+        r#"{"cmd": ["true", "reference"]}"#,
+    )
+    .unwrap();
+    let output = parcall(&["check", folder.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`true` is not a declared runtime")
+            && stderr.contains("--runtime NAME=PATH"),
+        "{stderr}"
+    );
+    // Declared by the caller, the same word runs.
+    let output = parcall(&[
+        "check",
+        folder.to_str().unwrap(),
+        "--runtime",
+        "true=/bin/true",
+        "--case",
+        "exec-seed-000",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("not a declared runtime"), "{stderr}");
+}
+
+/// The reference answers every case: a graded submission that could start the parcall
+/// binary would score with no code of its own.
+#[test]
+fn the_parcall_binary_never_reaches_a_graded_submission() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let oracle = class.join("oracle");
+    std::fs::create_dir_all(&oracle).unwrap();
+    let manifest = serde_json::json!({"cmd": [env!("CARGO_BIN_EXE_parcall"), "reference"]});
+    std::fs::write(oracle.join("parcall.json"), manifest.to_string()).unwrap();
+    let out = work.path().join("out");
+    let output = quick_grade(&class, &out, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let entry = gradebook_entry(&out, "oracle");
+    assert_eq!(entry["score"].as_f64(), Some(0.0), "{entry}");
+
+    // Declaring it as a runtime is refused before anything is graded.
+    let declared = format!("parcall={}", env!("CARGO_BIN_EXE_parcall"));
+    let out = work.path().join("out-declared");
+    let output = quick_grade(&class, &out, &["--runtime", &declared]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is the parcall binary"), "{stderr}");
+}
+
+/// The jail's plan (every host path the sandbox binds) reaches its helper on stdin: a
+/// command line is readable by every user of the machine in `ps`.
+#[test]
+fn the_jail_plan_is_not_on_the_helpers_command_line() {
+    use parcall::process::jail;
+    let Some(helper) = jail::helper() else {
+        eprintln!("skipped: no parcall binary built beside the tests");
+        return;
+    };
+    let search = std::ffi::OsString::from("/usr/bin:/bin");
+    let plan = jail::assemble(jail::Request {
+        argv: ["/bin/sh", "-c", "exit 0"].map(Into::into).to_vec(),
+        path: search.clone(),
+        cwd_outside: "/".into(),
+        cwd: "/".into(),
+        runtimes: jail::Runtimes::declare(&[], &search).unwrap(),
+        every_runtime: false,
+        readable: Vec::new(),
+        copies: Vec::new(),
+        unreachable: Vec::new(),
+        uid: 0,
+        gid: 0,
+        scratch_bytes: 1 << 20,
+        cgroup_procs: Vec::new(),
+    })
+    .unwrap();
+    let inner = parcall::subject::launch::program("sh".as_ref(), &[], None, Default::default());
+    let launch = jail::launch(&plan, &inner, &helper);
+    assert_eq!(
+        launch.args,
+        [jail::ENTRY],
+        "the plan is on the command line"
+    );
+    assert_eq!(jail::carried(&launch).as_ref(), Some(&plan));
+    // A plan on the command line is refused, not run.
+    let text = serde_json::to_string(&plan).unwrap();
+    let output = std::process::Command::new(&helper)
+        .args([jail::ENTRY, &text])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(jail::SETUP_FAILED));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("on stdin"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
