@@ -292,8 +292,9 @@ fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<jail::Plan, 
 }
 
 /// What is copied for a file the command names: the highest folder from the caller's
-/// folder down to the file's own that fits a copy's bounds (hidden entries and dependency
-/// and build folders left out), so modules that import or read their project's other files
+/// folder down to the file's own that fits a copy's bounds and holds the file (hidden entries
+/// and dependency and build folders left out: a program in `target/release` is copied with
+/// the folder below `target`), so modules that import or read their project's other files
 /// find them; the file alone when no folder fits or it lies in a folder every user shares.
 fn own_files(file: &Path, cwd: &Path) -> Step {
     let folder = file.parent().unwrap_or(Path::new("/"));
@@ -313,7 +314,7 @@ fn own_files(file: &Path, cwd: &Path) -> Step {
     let chosen = candidates
         .into_iter()
         .rev()
-        .filter(|f| !shared(f))
+        .filter(|f| !shared(f) && jail::copy_holds(f, file))
         .find(|f| jail::fits(f));
     match chosen {
         Some(folder) => Step::Copy {

@@ -213,3 +213,49 @@ fn the_jail_plan_is_not_on_the_helpers_command_line() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A program of the implementation's own is copied, never asked: one built into `target/`
+/// (a folder copies leave out) runs from a copy of the folder below it, with the system's C
+/// library bound, in `check` as the docs' example names it.
+#[test]
+fn an_own_compiled_program_runs_from_its_copy_in_check() {
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("project");
+    let program = folder.join("target/release/my-runtime");
+    std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+    std::fs::copy(common::built_adapters::rust_program(), &program).unwrap();
+    std::fs::write(
+        folder.join("parcall.json"),
+        r#"{"cmd": ["./target/release/my-runtime"]}"#,
+    )
+    .unwrap();
+    let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-00*"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stderr),
+        common::stdout(&output)
+    );
+}
+
+/// Every file a command names is in the sandbox, even where the folder around it is one a
+/// copy leaves out (`.hidden`, `venv`): the copy is taken from a folder that holds it.
+#[test]
+fn a_module_in_a_folder_copies_leave_out_is_still_copied() {
+    let work = tempfile::tempdir().unwrap();
+    let module = work.path().join("project/.solutions/solution.py");
+    copy_from_repo("conformance/examples/python/solution.py", &module);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["check", ".solutions/solution.py", "--case", "exec-seed-00*"])
+        .current_dir(work.path().join("project"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stderr),
+        common::stdout(&output)
+    );
+}

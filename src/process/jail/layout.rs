@@ -202,6 +202,32 @@ pub fn readable(builder: &mut Builder, folder: &Path) -> Result<(), LayoutError>
     Ok(())
 }
 
+/// What a compiled program of the implementation's own may load, found without asking it
+/// anything: the folders the system's shell takes its libraries from (the C library's, the
+/// loader's), bound whole and read-only, so a C, Rust or Go program finds `libc`,
+/// `libgcc_s`, `libm` and the like where its loader looks.
+pub fn system_libraries(builder: &mut Builder) -> Result<(), LayoutError> {
+    static FOLDERS: OnceLock<Result<Vec<PathBuf>, String>> = OnceLock::new();
+    let error = |reason: String| LayoutError {
+        program: "the system's libraries".into(),
+        reason,
+    };
+    let folders = FOLDERS.get_or_init(|| {
+        let mut folders = BTreeSet::new();
+        for library in libraries(Path::new("/bin/sh"))? {
+            let real = std::fs::canonicalize(&library).unwrap_or(library);
+            if let Some(folder) = real.parent() {
+                folders.insert(folder.to_owned());
+            }
+        }
+        Ok(folders.into_iter().collect())
+    });
+    for folder in folders.clone().map_err(error)? {
+        builder.bind(&folder).map_err(error)?;
+    }
+    Ok(())
+}
+
 /// The libraries, outside `folder`, that the shared objects under it load.
 fn libraries_of_shared_objects(folder: &Path) -> Result<Vec<PathBuf>, String> {
     let mut objects = Vec::new();

@@ -197,6 +197,9 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
             layout::program(&mut builder, &runtime.program)?;
         }
     }
+    if starts_own_program {
+        layout::system_libraries(&mut builder)?;
+    }
     for folder in &request.readable {
         layout::readable(&mut builder, folder)?;
     }
@@ -288,6 +291,16 @@ pub fn probe(uid: u32, gid: u32) -> Result<(), String> {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     Err(stderr.trim().trim_start_matches(MESSAGE_PREFIX).to_owned())
+}
+
+/// Whether the copy of `folder` (hidden entries and dependency folders left out) holds
+/// `file`, which lies under it.
+pub fn copy_holds(folder: &Path, file: &Path) -> bool {
+    file.strip_prefix(folder).is_ok_and(|inner| {
+        !inner
+            .components()
+            .any(|c| tree::skipped(c.as_os_str(), true))
+    })
 }
 
 /// Whether a folder's copy (hidden entries and dependency folders left out) stays within

@@ -48,7 +48,7 @@ pub(super) fn read(source: &Path, skip_hidden: bool) -> Result<Vec<Entry>, Strin
 /// Dependency and build folders: what a checkout holds besides its sources.
 const BUILD_FOLDERS: [&str; 3] = ["node_modules", "target", "venv"];
 
-fn skipped(name: &OsStr, skip_hidden: bool) -> bool {
+pub(super) fn skipped(name: &OsStr, skip_hidden: bool) -> bool {
     name == "__pycache__"
         || (skip_hidden
             && (name.as_encoded_bytes().starts_with(b".")
