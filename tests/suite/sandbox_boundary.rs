@@ -97,7 +97,7 @@ fn a_manifests_own_interpreter_never_runs_on_the_machine_in_check() {
     let work = tempfile::tempdir().unwrap();
     let marker = work.path().join("ran-on-the-host");
     for folder in hostile_class(&work.path().join("class"), &marker) {
-        let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-000"]);
+        let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-00*"]);
         assert_ne!(output.status.code(), Some(0), "{folder:?} conformed");
         assert!(
             !marker.exists(),
@@ -133,7 +133,7 @@ fn a_manifest_runs_only_declared_runtimes() {
         "--runtime",
         "true=/bin/true",
         "--case",
-        "exec-seed-000",
+        "exec-seed-00*",
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("not a declared runtime"), "{stderr}");
