@@ -96,7 +96,10 @@ fn wait(set: libc::sigset_t) {
 /// (processes first: one still running could write into a folder as it goes).
 fn clean_up() {
     // Never released: the process ends holding it, so no thread makes anything from now on.
-    std::mem::forget(GATE.write().unwrap_or_else(|poisoned| poisoned.into_inner()));
+    std::mem::forget(
+        GATE.write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    );
     for (pid, marker) in super::lock(&CHILDREN).iter() {
         super::reaper::kill_group(*pid as i32);
         // SAFETY: kill(2) takes integers only; the pid is a child not yet reaped (it is
@@ -185,19 +188,13 @@ mod tests {
     #[test]
     fn a_folder_is_registered_while_it_lives() {
         let parent = tempfile::tempdir().unwrap();
-        let dir = TempDir::create(&tempfile::Builder::new(), Some(parent.path()), |_| Ok(())).unwrap();
+        let dir =
+            TempDir::create(&tempfile::Builder::new(), Some(parent.path()), |_| Ok(())).unwrap();
         let path = dir.path().to_owned();
         assert!(path.is_dir());
         assert!(super::super::lock(&FOLDERS).contains(&path));
         drop(dir);
         assert!(!path.exists());
         assert!(!super::super::lock(&FOLDERS).contains(&path));
-    }
-
-    #[test]
-    fn exit_statuses_are_the_shells() {
-        assert_eq!(exit_status(libc::SIGINT), 130);
-        assert_eq!(exit_status(libc::SIGTERM), 143);
-        assert_eq!(exit_status(libc::SIGHUP), 129);
     }
 }

@@ -90,7 +90,12 @@ fn interrupt(args: &[&str], signal: libc::c_int, envs: &[(&str, &str)]) {
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::create_dir_all(module.parent().unwrap()).unwrap();
     // The scratch folder's name is unique among the tests running side by side.
-    let token = scratch.path().file_name().unwrap().to_string_lossy().into_owned();
+    let token = scratch
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     std::fs::write(&module, slow_module(&token)).unwrap();
     let regressions = fresh_regressions();
     let mut parcall = Command::new(binary())
@@ -128,7 +133,10 @@ fn interrupt(args: &[&str], signal: libc::c_int, envs: &[(&str, &str)]) {
         .map(|e| e.file_name())
         .collect();
     assert!(left.is_empty(), "temporary folders left behind: {left:?}");
-    assert!(survivors.is_empty(), "processes left running: {survivors:?}");
+    assert!(
+        survivors.is_empty(),
+        "processes left running: {survivors:?}"
+    );
     assert_eq!(status.code(), Some(128 + signal), "{status}");
 }
 
@@ -154,11 +162,7 @@ fn check_cleans_up_when_signalled(#[case] signal: libc::c_int) {
 /// parcall by themselves: the clean-up kills them.
 #[test]
 fn check_without_a_pid_namespace_kills_its_processes_when_signalled() {
-    interrupt(
-        &CHECK,
-        libc::SIGTERM,
-        &[("PARCALL_NO_PID_NAMESPACE", "1")],
-    );
+    interrupt(&CHECK, libc::SIGTERM, &[("PARCALL_NO_PID_NAMESPACE", "1")]);
 }
 
 /// `mutate` checks the unmutated module first, from its workspace: both the workspace and
