@@ -50,6 +50,33 @@ fn processes_of_the_run(folder: &Path, token: &str) -> Vec<String> {
     pids
 }
 
+/// The `parcall grade` workspaces under /run (where root's go; others' go to the temporary
+/// folder) that hold this run's copy of the module: other tests grade side by side.
+fn grade_workspaces_holding(token: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir("/run") else {
+        return Vec::new();
+    };
+    let holds_token = |workspace: &Path| {
+        std::fs::read_dir(workspace)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|submission| {
+                std::fs::read_to_string(submission.path().join("home").join("slow.py"))
+                    .is_ok_and(|text| text.contains(token))
+            })
+    };
+    entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("parcall-grade-"))
+        })
+        .filter(|path| holds_token(path))
+        .collect()
+}
+
 /// Polls `done` until it holds or a minute has passed (a hang, which the caller reports).
 fn eventually(mut done: impl FnMut() -> bool) -> bool {
     let started = Instant::now();
@@ -76,7 +103,7 @@ fn wait_for(child: &mut Child) -> ExitStatus {
     status.unwrap()
 }
 
-/// Starts `parcall ARGS` (`MODULE` in them names the slow module) with a temporary folder of its own,
+/// Starts `parcall ARGS` (`MODULE` in them names the slow module, `OUT` a folder for results) with a temporary folder of its own,
 /// sends it `signal` once the implementation runs, and checks what it leaves behind.
 fn interrupt(args: &[&str], signal: libc::c_int, envs: &[(&str, &str)]) {
     let scratch = tempfile::Builder::new()
@@ -97,10 +124,12 @@ fn interrupt(args: &[&str], signal: libc::c_int, envs: &[(&str, &str)]) {
         .to_string_lossy()
         .into_owned();
     std::fs::write(&module, slow_module(&token)).unwrap();
+    let out = scratch.path().join("out");
     let regressions = fresh_regressions();
     let mut parcall = Command::new(binary())
         .args(args.iter().map(|arg| match *arg {
             "MODULE" => module.as_os_str(),
+            "OUT" => out.as_os_str(),
             arg => OsStr::new(arg),
         }))
         .current_dir(root())
@@ -114,7 +143,12 @@ fn interrupt(args: &[&str], signal: libc::c_int, envs: &[(&str, &str)]) {
         .unwrap();
     // The implementation's function runs once its sleeper exists; its folders exist by then.
     let started = eventually(|| !processes_holding(&token).is_empty());
-    let made: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().collect();
+    let mut made: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    made.extend(grade_workspaces_holding(&token));
     // SAFETY: kill(2) takes integers only; the pid is our own child, not yet reaped.
     unsafe { libc::kill(parcall.id() as libc::pid_t, signal) };
     let status = wait_for(&mut parcall);
@@ -127,11 +161,14 @@ fn interrupt(args: &[&str], signal: libc::c_int, envs: &[(&str, &str)]) {
     }
     assert!(started, "the implementation never started");
     assert!(!made.is_empty(), "parcall made no temporary folder");
-    let left: Vec<_> = std::fs::read_dir(&tmp)
+    let mut left: Vec<_> = std::fs::read_dir(&tmp)
         .unwrap()
         .flatten()
-        .map(|e| e.file_name())
+        .map(|e| e.path())
         .collect();
+    left.extend(made.iter().filter(|path| path.exists()).cloned());
+    left.sort();
+    left.dedup();
     assert!(left.is_empty(), "temporary folders left behind: {left:?}");
     assert!(
         survivors.is_empty(),
@@ -171,4 +208,23 @@ fn check_without_a_pid_namespace_kills_its_processes_when_signalled() {
 fn mutate_removes_its_workspace_when_signalled() {
     let mutate = ["mutate", "MODULE", "--no-equivalents", "--timeout", "120"];
     interrupt(&mutate, libc::SIGINT, &[]);
+}
+
+/// `grade` removes its workspace (under /run when root), the staged copies in it included,
+/// and kills its sandboxed processes. (A grade run elsewhere on the machine may sweep a
+/// workspace whose run was killed before this test looks; the sandbox's processes are what
+/// a killed run reliably leaves.)
+#[test]
+fn grade_removes_its_workspace_when_signalled() {
+    let grade = [
+        "grade",
+        "MODULE",
+        "--function",
+        "execute_tool_calls",
+        "--timeout",
+        "120",
+        "--out",
+        "OUT",
+    ];
+    interrupt(&grade, libc::SIGTERM, &[]);
 }
