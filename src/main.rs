@@ -10,6 +10,9 @@ fn main() {
     if let Some(code) = parcall::process::jail::entered() {
         std::process::exit(code);
     }
+    // Before any thread starts (see process::interrupt): SIGINT, SIGTERM and SIGHUP end the
+    // run with its implementation's processes killed and its temporary folders removed.
+    parcall::process::interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -3,6 +3,7 @@
 //! workspace when it ends; a run that was killed cannot, so every run first removes the
 //! workspaces (and control groups) whose lock nobody holds any more.
 
+use crate::process::interrupt;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -19,7 +20,7 @@ const LOCKING: &str = ".lock.new";
 /// A locked workspace, removed on drop.
 #[derive(Debug)]
 pub struct Workspace {
-    dir: tempfile::TempDir,
+    dir: interrupt::TempDir,
     /// Holds the flock that tells other runs this workspace is alive.
     _lock: File,
 }
@@ -44,18 +45,33 @@ impl Workspace {
     /// Creates and locks a fresh workspace under `parent`, mode 0711 (submissions may pass
     /// through to their own folder, never list the others).
     pub fn create(parent: &Path) -> io::Result<Workspace> {
-        let dir = tempfile::Builder::new().prefix(PREFIX).tempdir_in(parent)?;
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711))?;
+        // Made and locked in one step of the signal clean-up's gate, which removes it on
+        // SIGINT, SIGTERM and SIGHUP.
+        let mut locked = None;
+        let dir = interrupt::TempDir::create(
+            tempfile::Builder::new().prefix(PREFIX),
+            Some(parent),
+            |dir| {
+                locked = Some(Self::lock(dir)?);
+                Ok(())
+            },
+        )?;
+        let lock = locked.ok_or_else(|| io::Error::other("cannot lock a fresh workspace"))?;
+        Ok(Workspace { dir, _lock: lock })
+    }
+
+    fn lock(dir: &Path) -> io::Result<File> {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))?;
         // Locked under another name, then renamed into place: between creating `.lock` and
         // locking it, another run's sweep would find it free and remove the workspace. Until
         // the rename there is no `.lock`, and a young folder without one counts as alive.
-        let locking = dir.path().join(LOCKING);
+        let locking = dir.join(LOCKING);
         let lock = File::create(&locking)?;
         if !try_lock(&lock) {
             return Err(io::Error::other("cannot lock a fresh workspace"));
         }
-        std::fs::rename(&locking, dir.path().join(LOCK))?;
-        Ok(Workspace { dir, _lock: lock })
+        std::fs::rename(&locking, dir.join(LOCK))?;
+        Ok(lock)
     }
 
     pub fn path(&self) -> &Path {

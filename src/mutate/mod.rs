@@ -12,7 +12,7 @@ pub mod render;
 use crate::check::{Checker, Undefined};
 use crate::fuzz;
 use crate::judge::Judge;
-use crate::process::Limits;
+use crate::process::{interrupt, Limits};
 use crate::runner::{Runner, Settings};
 use crate::spec::{Function, Spec, SpecCase};
 use crate::subject::adapters;
@@ -259,7 +259,8 @@ impl Trial<'_> {
 /// The private folder mutants are written to: created with mode 0700, never next to the
 /// user's file, removed when dropped.
 pub struct Workspace {
-    dir: tempfile::TempDir,
+    /// Removed on drop, or by the clean-up when a signal ends the run.
+    dir: interrupt::TempDir,
     /// The module's file name, kept by every copy (the adapter names the module after it).
     name: OsString,
 }
@@ -270,9 +271,11 @@ const WORKSPACE_PREFIX: &str = "parcall-mutants-";
 impl Workspace {
     pub fn new(module: &Path) -> std::io::Result<Workspace> {
         adapters::remove_stale_dirs(WORKSPACE_PREFIX);
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("{WORKSPACE_PREFIX}{}-", std::process::id()))
-            .tempdir()?;
+        let dir = interrupt::TempDir::create(
+            tempfile::Builder::new().prefix(&format!("{WORKSPACE_PREFIX}{}-", std::process::id())),
+            None,
+            |_| Ok(()),
+        )?;
         let name = module
             .file_name()
             .map_or_else(|| OsString::from("module.py"), |n| n.to_owned());
@@ -285,6 +288,9 @@ impl Workspace {
 
     /// Writes `text` as the module in a folder of its own, `label`; returns its path.
     pub fn write(&self, label: &str, text: &str) -> std::io::Result<PathBuf> {
+        // Under the gate: a signal's clean-up removing the workspace while a mutant is
+        // written into it could fail on the new entry and leave the folder behind.
+        let _held = interrupt::hold();
         let folder = self.dir.path().join(label);
         std::fs::create_dir(&folder)?;
         let path = folder.join(&self.name);
@@ -294,6 +300,7 @@ impl Workspace {
 
     /// Removes what `write` made for `label`.
     pub fn remove(&self, label: &str) {
+        let _held = interrupt::hold();
         let _ = std::fs::remove_dir_all(self.dir.path().join(label));
     }
 }

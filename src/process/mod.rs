@@ -5,6 +5,7 @@
 
 pub mod contain;
 pub mod cpu;
+pub mod interrupt;
 pub mod jail;
 mod pipes;
 pub mod random;
@@ -228,7 +229,11 @@ impl Child {
                 child_setup(child_fds, &limits)
             });
         }
+        // Spawned and registered in one step: a signal's clean-up kills it or never sees it.
+        let held = interrupt::hold();
         let mut child = command.spawn()?;
+        interrupt::child_started(child.id(), &marker);
+        drop(held);
         contain::register(child.id());
         let mut threads = Vec::new();
         if let (Some(bytes), Some(stdin)) = (launch.stdin.clone(), child.stdin.take()) {
@@ -325,6 +330,7 @@ impl Child {
         // would otherwise never end.
         let _ = self.child.kill();
         reaper::sweep(&self.marker);
+        interrupt::child_ended(self.child.id());
         if let Ok(status) = self.child.wait() {
             self.status.get_or_insert(status);
         }

@@ -7,7 +7,7 @@ use super::environment::EnvPolicy;
 use super::launch::{self, Contained, Language, Wrap};
 use super::manifest::MANIFEST;
 use crate::process::jail::{Choice, Runtimes};
-use crate::process::{contain, Containment, Launch, Limits};
+use crate::process::{contain, interrupt, Containment, Launch, Limits};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ pub struct Prepared {
     pub containment: Containment,
     /// The programs its containment may lay out by asking them: those the caller named.
     pub runtimes: Runtimes,
-    _adapter_dir: Option<tempfile::TempDir>,
+    _adapter_dir: Option<interrupt::TempDir>,
 }
 
 impl Prepared {
@@ -174,11 +174,14 @@ fn under_adapter(
     let interpreter = resolve_program(interpreter, language.flag())?;
     let (adapter_name, adapter_source) = language.adapter();
     remove_stale_dirs(ADAPTER_DIR_PREFIX);
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("{ADAPTER_DIR_PREFIX}{}-", std::process::id()))
-        .tempdir()?;
+    // Registered for removal on SIGINT, SIGTERM and SIGHUP, the adapter written before a
+    // clean-up can begin.
+    let dir = interrupt::TempDir::create(
+        tempfile::Builder::new().prefix(&format!("{ADAPTER_DIR_PREFIX}{}-", std::process::id())),
+        None,
+        |dir| std::fs::write(dir.join(adapter_name), adapter_source),
+    )?;
     let adapter = dir.path().join(adapter_name);
-    std::fs::write(&adapter, adapter_source)?;
     let module = std::path::absolute(path)?;
     Ok(Prepared {
         launch: language.module(interpreter.as_os_str(), &adapter, &module, limits),
@@ -193,7 +196,8 @@ fn under_adapter(
 const ADAPTER_DIR_PREFIX: &str = "parcall-adapter-";
 
 /// Removes the temporary folders named `<prefix><pid>-<random>` (adapter folders, mutant
-/// workspaces) of parcall runs that were killed before they could (a killed CI step): ours,
+/// workspaces) of parcall runs that were killed before they could (a killed CI step; a run
+/// ended by SIGINT, SIGTERM or SIGHUP removes its own, see [`interrupt`]): ours,
 /// by uid, whose parcall is gone. A folder whose pid is alive is left alone, even if that
 /// pid was reused: one stale folder is cheaper than a wrong guess.
 pub fn remove_stale_dirs(prefix: &str) {

@@ -7,7 +7,7 @@
 use super::adapters;
 use super::environment::EnvPolicy;
 use super::launch::Language;
-use crate::process::Limits;
+use crate::process::{interrupt, Limits};
 use crate::runner::{Session, StartError};
 use std::ffi::OsString;
 use std::time::Duration;
@@ -26,13 +26,16 @@ impl Probe<'_> {
     /// Whether an empty module reaches the handshake under a limit of `mib` MiB. It then
     /// says it defines no function, which is the adapter answering: the interpreter ran.
     pub fn starts(&self, mib: u64) -> Result<bool, adapters::PrepareError> {
-        let folder = tempfile::tempdir()?;
         let extension = match self.language {
             Language::Python => "py",
             Language::JavaScript => "mjs",
         };
-        let module = folder.path().join(format!("empty.{extension}"));
-        std::fs::write(&module, "")?;
+        let name = format!("empty.{extension}");
+        // Removed on SIGINT, SIGTERM and SIGHUP too.
+        let folder = interrupt::TempDir::create(&tempfile::Builder::new(), None, |dir| {
+            std::fs::write(dir.join(&name), "")
+        })?;
+        let module = folder.path().join(&name);
         let limits = Limits {
             memory_bytes: Some(mib << 20),
             ..Limits::default()

@@ -30,6 +30,7 @@ mod grade_merge;
 mod grade_results;
 mod grade_sandbox;
 mod html_report;
+mod interrupt;
 mod layering;
 mod mutate;
 mod number_models;
