@@ -261,7 +261,10 @@ fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<jail::Plan, 
         } else {
             continue;
         };
+        // One copy per place: a copy inside another (the adapter's folder in the module's
+        // project, a `TMPDIR` under it) is already there, in whichever order they come.
         if !copies.iter().any(|c| copy.path().starts_with(c.path())) {
+            copies.retain(|c| !c.path().starts_with(copy.path()));
             copies.push(copy);
         }
     }

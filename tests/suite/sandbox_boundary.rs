@@ -259,3 +259,30 @@ fn a_module_in_a_folder_copies_leave_out_is_still_copied() {
         common::stdout(&output)
     );
 }
+
+/// The adapter's folder inside the module's project (`TMPDIR` under it), checked from a
+/// folder outside the project, is copied once, with the project: two copies of one place
+/// could not both be written.
+#[test]
+fn an_adapter_folder_inside_the_project_is_copied_once() {
+    let work = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let project = work.path().join("project");
+    let module = project.join("solution.py");
+    copy_from_repo("conformance/examples/python/solution.py", &module);
+    let tmp = project.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["check", module.to_str().unwrap(), "--case", "exec-seed-00*"])
+        .current_dir(elsewhere.path())
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stderr),
+        common::stdout(&output)
+    );
+}
