@@ -15,7 +15,10 @@
 
 mod enter;
 pub mod layout;
+pub mod seccomp;
 mod tree;
+
+pub use enter::SCRATCH_INODES;
 
 use super::Launch;
 use serde::{Deserialize, Serialize};
