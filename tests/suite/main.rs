@@ -39,5 +39,6 @@ mod reports_ci;
 mod runtime_blame;
 mod runtimes;
 mod sandbox_isolation;
+mod sandbox_syscalls;
 mod shown;
 mod spec_integrity;
