@@ -5,8 +5,9 @@
 //!
 //! Every probe is chosen so that without the filter the kernel would answer differently
 //! (succeed, or fail for another reason: a path that does not exist, a bad address), except
-//! where the kernel itself refuses with the same `EPERM` to a process with no capability in the
-//! machine's namespace (kernel modules, `fsopen`): those are listed for completeness.
+//! where the kernel itself may refuse with the same `EPERM` to a process with no capability
+//! in the machine's namespace (`fsopen`, packet sockets, kernel modules where the kernel has
+//! them): those are listed beside a probe of the same family that does tell.
 //! Tests skip, saying why, where the OS allows no sandbox.
 
 use crate::common;
@@ -321,4 +322,15 @@ fn the_scratch_filesystem_holds_no_more_files_than_its_inode_limit() {
     assert_eq!(answer, "ENOSPC", "{answers:?}");
     let made: u64 = made.parse().unwrap();
     assert!(made < parcall::process::jail::SCRATCH_INODES, "{made}");
+}
+
+/// docs/sandbox.md lists every family the filter refuses, under the name `parcall doctor`
+/// gives it.
+#[test]
+fn the_documented_families_are_the_refused_ones() {
+    let docs = std::fs::read_to_string(common::root().join("docs/sandbox.md")).unwrap();
+    for refused in parcall::process::jail::seccomp::REFUSED {
+        let row = format!("| {} | {} | {} |", refused.family, refused.calls, refused.why);
+        assert!(docs.contains(&row), "docs/sandbox.md lacks the row {row}");
+    }
 }

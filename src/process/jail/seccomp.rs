@@ -11,8 +11,8 @@
 //! it (a nested user namespace's capabilities, `io_uring`, netlink, `bpf`) is not one bug away
 //! from the machine.
 //!
-//! What is refused, family by family, and why, is said beside the calls that are *not* on the
-//! list (see [`REFUSED`]), since a refused call is simply absent from [`allowed`].
+//! A refused call is simply absent from [`allowed`]; what is refused, family by family, and
+//! why, is [`REFUSED`].
 
 use seccompiler::{
     BackendError, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition,
@@ -31,65 +31,90 @@ pub(super) enum FilterError {
     Architecture(&'static str),
 }
 
-/// The families refused, each with the reason, as `parcall doctor`, the gradebook and
+/// One family of refused calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    /// Its name, as `parcall doctor` and every gradebook list it.
+    pub family: &'static str,
+    /// The calls (and arguments) refused.
+    pub calls: &'static str,
+    /// Why.
+    pub why: &'static str,
+}
+
+/// Every family refused, with the reason, as `parcall doctor`, the gradebook and
 /// docs/sandbox.md list them.
-pub const REFUSED: &[(&str, &str)] = &[
-    (
-        "new namespaces (unshare, setns, clone with a CLONE_NEW* flag)",
-        "a nested user namespace holds every capability over what it creates: mounts, network and PID namespaces, and the kernel code reached only with them",
-    ),
-    (
-        "clone3 (answers ENOSYS)",
-        "its flags sit in memory the filter cannot read; ENOSYS makes glibc, the JVM and others fall back to clone, whose flags it reads",
-    ),
-    (
-        "mounts (mount, umount2, pivot_root, chroot, the new mount API: fsopen, fsconfig, fsmount, fspick, move_mount, open_tree, mount_setattr)",
-        "the root is laid out before the filter, and nothing inside should change it",
-    ),
-    (
-        "tracing another process (ptrace, process_vm_readv/writev, process_madvise, pidfd_getfd, kcmp)",
-        "reading or steering a sibling's memory, descriptors or threads",
-    ),
-    (
-        "kernel programs and counters (bpf, perf_event_open)",
-        "large attack surfaces of the kernel; neither is needed to run code",
-    ),
-    (
-        "userfaultfd and io_uring (io_uring_setup, io_uring_enter, io_uring_register)",
-        "the two most common ways kernel exploits stretch a race or reach kernel code past the other checks; runtimes fall back to threads and epoll",
-    ),
-    (
-        "keyrings (add_key, request_key, keyctl)",
-        "keys are not namespaced by everything else; the session keyring the sandbox gives it stays its own",
-    ),
-    (
-        "kernel modules, kexec, reboot, swap, accounting, quotas (init_module, finit_module, delete_module, kexec_load, kexec_file_load, reboot, swapon, swapoff, acct, quotactl, quotactl_fd)",
-        "machine administration",
-    ),
-    (
-        "file handles (open_by_handle_at, name_to_handle_at)",
-        "a handle opens a file by inode number, past every folder's permissions and outside the root",
-    ),
-    (
-        "personality other than the default",
-        "READ_IMPLIES_EXEC and ADDR_NO_RANDOMIZE weaken the implementation's own protections; only the default and the query are allowed",
-    ),
-    (
-        "sockets other than Unix, IPv4 and IPv6 (netlink, packet, vsock and the rest)",
-        "netlink reaches the kernel's routing, audit and device code; the network namespace leaves nothing else to talk to",
-    ),
-    (
-        "terminal input injection (ioctl TIOCSTI, TIOCLINUX)",
-        "typing into a terminal the implementation shares, as bubblewrap refuses",
-    ),
-    (
-        "the rest of the kernel's administrative calls (lookup_dcookie, syslog, sethostname, setdomainname, settimeofday, clock_settime, clock_adjtime, adjtimex, iopl, ioperm, modify_ldt, vhangup, fanotify_init, mbind, set_mempolicy, migrate_pages, move_pages, statmount, listmount, and every call not named on the list)",
-        "not needed to run code; a call the kernel adds later is refused until it is listed",
-    ),
-    (
-        "calls of another architecture (i386 or x32 on x86_64, 32-bit ARM on aarch64)",
-        "a second system-call table the list does not cover: an i386 call ends the process (SIGSYS), an x32 call is not on the list (EPERM)",
-    ),
+pub const REFUSED: &[Refused] = &[
+    Refused {
+        family: "new namespaces",
+        calls: "unshare, setns, clone with any CLONE_NEW* flag",
+        why: "a nested user namespace holds every capability over what it creates (mounts, network and PID namespaces), and the kernel code reached only with them",
+    },
+    Refused {
+        family: "clone3 (answers ENOSYS)",
+        calls: "clone3",
+        why: "its flags sit in memory the filter cannot read; ENOSYS makes glibc, the JVM and others fall back to clone, whose flags it reads",
+    },
+    Refused {
+        family: "mounts",
+        calls: "mount, umount2, pivot_root, chroot, and the new mount API: fsopen, fsconfig, fsmount, fspick, move_mount, open_tree, mount_setattr",
+        why: "the root is laid out before the filter, and nothing inside should change it",
+    },
+    Refused {
+        family: "tracing other processes",
+        calls: "ptrace, process_vm_readv, process_vm_writev, process_madvise, pidfd_getfd, kcmp",
+        why: "reading or steering another process's memory, descriptors or threads",
+    },
+    Refused {
+        family: "kernel programs and counters",
+        calls: "bpf, perf_event_open",
+        why: "large attack surfaces of the kernel, not needed to run code",
+    },
+    Refused {
+        family: "userfaultfd and io_uring",
+        calls: "userfaultfd, io_uring_setup, io_uring_enter, io_uring_register",
+        why: "the usual ways a kernel exploit stretches a race or reaches kernel code past the other checks; runtimes fall back to threads and epoll",
+    },
+    Refused {
+        family: "keyrings",
+        calls: "add_key, request_key, keyctl",
+        why: "keys are shared more widely than files; the session keyring the sandbox made for it stays its own",
+    },
+    Refused {
+        family: "machine administration",
+        calls: "init_module, finit_module, delete_module, kexec_load, kexec_file_load, reboot, swapon, swapoff, acct, quotactl, quotactl_fd, syslog, sethostname, setdomainname, settimeofday, clock_settime, clock_adjtime, adjtimex, iopl, ioperm, vhangup",
+        why: "nothing a program run for grading needs",
+    },
+    Refused {
+        family: "file handles",
+        calls: "open_by_handle_at, name_to_handle_at",
+        why: "a handle opens a file by inode number, past every folder's permissions and outside the root",
+    },
+    Refused {
+        family: "personality changes",
+        calls: "personality with anything but the default (0) or the query (0xffffffff)",
+        why: "READ_IMPLIES_EXEC and ADDR_NO_RANDOMIZE weaken the implementation's own protections",
+    },
+    Refused {
+        family: "sockets other than Unix and IP",
+        calls: "socket with any family but AF_UNIX, AF_INET, AF_INET6 (netlink, packet, vsock ...); socketpair but AF_UNIX",
+        why: "netlink reaches the kernel's routing, audit and device code; the network namespace leaves nothing else to talk to",
+    },
+    Refused {
+        family: "terminal input injection",
+        calls: "ioctl TIOCSTI, TIOCLINUX",
+        why: "typing into a terminal it might share, as bubblewrap refuses",
+    },
+    Refused {
+        family: "everything else not listed",
+        calls: "lookup_dcookie, modify_ldt, fanotify_init, mbind, set_mempolicy, migrate_pages, move_pages, statmount, listmount, and any call the kernel adds later",
+        why: "not needed to run code: a call is refused until it is listed",
+    },
+    Refused {
+        family: "calls of another architecture",
+        calls: "i386 (int 0x80) and x32 calls on x86_64, 32-bit ARM calls on aarch64",
+        why: "a second system-call table the list does not cover: such a call ends the process with SIGSYS (an x32 number is not on the list: EPERM)",
+    },
 ];
 
 /// The `errno` of a refused call.
