@@ -318,7 +318,9 @@ fn the_scratch_filesystem_holds_no_more_files_than_its_inode_limit() {
         return;
     };
     let scratch = answers.get("scratch").map(String::as_str).unwrap_or("");
-    let (answer, made) = scratch.split_once(':').unwrap_or_else(|| panic!("{answers:?}"));
+    let (answer, made) = scratch
+        .split_once(':')
+        .unwrap_or_else(|| panic!("{answers:?}"));
     assert_eq!(answer, "ENOSPC", "{answers:?}");
     let made: u64 = made.parse().unwrap();
     assert!(made < parcall::process::jail::SCRATCH_INODES, "{made}");
@@ -330,7 +332,10 @@ fn the_scratch_filesystem_holds_no_more_files_than_its_inode_limit() {
 fn the_documented_families_are_the_refused_ones() {
     let docs = std::fs::read_to_string(common::root().join("docs/sandbox.md")).unwrap();
     for refused in parcall::process::jail::seccomp::REFUSED {
-        let row = format!("| {} | {} | {} |", refused.family, refused.calls, refused.why);
+        let row = format!(
+            "| {} | {} | {} |",
+            refused.family, refused.calls, refused.why
+        );
         assert!(docs.contains(&row), "docs/sandbox.md lacks the row {row}");
     }
 }

@@ -626,7 +626,10 @@ mod tests {
             libc::SYS_personality,
             libc::SYS_ioctl,
         ] {
-            assert!(allowed.get(&nr).is_some_and(|rules| !rules.is_empty()), "{nr}");
+            assert!(
+                allowed.get(&nr).is_some_and(|rules| !rules.is_empty()),
+                "{nr}"
+            );
         }
     }
 }
