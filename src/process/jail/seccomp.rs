@@ -204,7 +204,6 @@ const ALWAYS: &[libc::c_long] = &[
     libc::SYS_sync_file_range,
     libc::SYS_flock,
     libc::SYS_fcntl,
-    libc::SYS_ioctl,
     libc::SYS_dup,
     libc::SYS_dup3,
     libc::SYS_pipe2,
@@ -508,8 +507,6 @@ pub(super) fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError>
         .chain(LEGACY)
         .map(|&nr| (nr, Vec::new()))
         .collect();
-    // A call with argument rules replaces its unconditional entry (`ioctl` is in both lists
-    // only so that the common list reads as the whole set of families).
     rules.extend(with_arguments()?);
     Ok(rules)
 }
