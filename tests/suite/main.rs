@@ -41,5 +41,6 @@ mod runtime_blame;
 mod runtimes;
 mod sandbox_boundary;
 mod sandbox_isolation;
+mod sandbox_syscalls;
 mod shown;
 mod spec_integrity;

@@ -7,6 +7,7 @@
 //! The helper is single-threaded (a freshly executed parcall that starts no thread), so
 //! between fork and exec it may allocate and format errors freely.
 
+use super::seccomp;
 use super::tree::{self, Entry};
 use super::{Plan, Step, HOME, INSIDE_ID, MESSAGE_PREFIX, SETUP_FAILED};
 use std::ffi::{CString, OsStr};
@@ -24,6 +25,11 @@ const BASE: &str = "/tmp";
 const SCRATCH: &str = ".scratch";
 /// What the read-only skeleton may hold: folders, links, small files and read-only copies.
 const SKELETON_BYTES: u64 = 24 << 20;
+/// How many files, folders and links the scratch tmpfs (home, /tmp, /var/tmp, /dev/shm) may
+/// hold together: eight times what a copy of the implementation's own files may hold, so it
+/// and every interpreter's own temporary files fit, while millions of empty files (each an
+/// inode of kernel memory the size limit does not count) do not.
+pub const SCRATCH_INODES: u64 = 8192;
 
 type Failure = String;
 
@@ -319,6 +325,8 @@ fn inside(plan: &Plan, prepared: &[Prepared]) -> Result<std::convert::Infallible
     unsafe { libc::umask(0o022) };
     std::env::set_current_dir(&plan.cwd)
         .map_err(os(format!("cannot enter {}", plan.cwd.display())))?;
+    // Last: from here on the helper may make only the calls the implementation may.
+    seccomp::install().map_err(|e| e.to_string())?;
     exec(&plan.argv)
 }
 
@@ -519,7 +527,10 @@ fn scratch(plan: &Plan, home: &[Entry]) -> Result<(), Failure> {
     let base = Path::new(BASE);
     let scratch = base.join(SCRATCH);
     mkdir_all(&scratch, 0o700)?;
-    let options = format!("mode=0755,size={}", plan.scratch_bytes);
+    let options = format!(
+        "mode=0755,size={},nr_inodes={SCRATCH_INODES}",
+        plan.scratch_bytes
+    );
     let flags = libc::MS_NOSUID | libc::MS_NODEV;
     mount(
         Some(Path::new("parcall-scratch")),

@@ -17,7 +17,10 @@
 mod enter;
 pub mod layout;
 pub mod runtimes;
+pub mod seccomp;
 mod tree;
+
+pub use enter::SCRATCH_INODES;
 
 use super::Launch;
 pub use runtimes::{Choice, ChoiceError, Runtime, RuntimeError, Runtimes};
