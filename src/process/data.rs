@@ -50,6 +50,14 @@ impl Special {
     }
 }
 
+/// What an entry is, as `fstatat` without following a link says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Special(Special),
+}
+
 /// Why an entry was not opened for reading.
 #[derive(Debug, thiserror::Error)]
 pub enum Refused {
@@ -190,7 +198,7 @@ impl Dir {
     }
 
     /// What `name` is, from `fstatat` without following a link: nothing is opened.
-    pub fn special(&self, name: &OsStr) -> io::Result<Option<Special>> {
+    pub fn kind(&self, name: &OsStr) -> io::Result<Kind> {
         let c = c_name(name)?;
         // SAFETY: an all-zero `stat` is a valid value of this plain C struct.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
@@ -207,7 +215,11 @@ impl Dir {
         if result != 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(Special::of(stat.st_mode))
+        Ok(match Special::of(stat.st_mode) {
+            Some(special) => Kind::Special(special),
+            None if stat.st_mode & libc::S_IFMT == libc::S_IFDIR => Kind::Dir,
+            None => Kind::File,
+        })
     }
 
     /// The names in this folder (not `.` and `..`), sorted: of the folder that was opened,
@@ -268,7 +280,7 @@ mod tests {
             ("fifo", Special::Fifo),
         ] {
             assert_eq!(refused(folder.entry(OsStr::new(name))), kind, "{name}");
-            assert_eq!(folder.special(OsStr::new(name)).unwrap(), Some(kind));
+            assert_eq!(folder.kind(OsStr::new(name)).unwrap(), Kind::Special(kind));
         }
     }
 
