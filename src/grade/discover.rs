@@ -8,10 +8,10 @@
 //! `parcall check` takes them. A folder holding a manifest, `parcall.json`, is a program
 //! that speaks the protocol itself: `{"cmd": ["PROGRAM", "ARG", ...]}`, run in its folder.
 
+use crate::process::data::{Dir, Entry, Kind as EntryKind, Special};
 use crate::subject::launch::Language;
 use crate::subject::manifest;
 pub use crate::subject::manifest::{Manifest, MANIFEST};
-use crate::process::data::{Dir, Entry, Kind as EntryKind, Special};
 use std::path::{Path, PathBuf};
 
 /// One student's work: a module, alone or in a folder of its own, or a folder with a manifest.
@@ -159,7 +159,11 @@ fn one_per_name(mut found: Vec<Submission>) -> Vec<Submission> {
         };
         // The student reads this: the other entry by its own name in the class, never by
         // the class folder's path on the grader's machine.
-        let other = first.source.file_name().unwrap_or_default().to_string_lossy();
+        let other = first
+            .source
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
         let reason = format!(
             "another submission is named `{}` too ({}): rename one of them so each has a name of its own",
             crate::text::terminal::line(&submission.name),
@@ -360,7 +364,11 @@ fn student_folder(class: &Dir, path: &Path, name: String) -> Result<Submission, 
     let refusal = |reason: String| Ok(refused(path, name.clone(), reason));
     let opened = match class.entry(path.file_name().unwrap_or_default()) {
         Ok(Entry::Dir(dir)) => dir,
-        Ok(Entry::File(_)) => return refusal(format!("{name} changed while parcall read it: submit it again, unchanged")),
+        Ok(Entry::File(_)) => {
+            return refusal(format!(
+                "{name} changed while parcall read it: submit it again, unchanged"
+            ))
+        }
         Err(reason) => return refusal(format!("{name} {reason}")),
     };
     Ok(folder_submission(&opened, path)?.unwrap_or_else(|| {
@@ -453,7 +461,10 @@ mod tests {
         assert_eq!(names(&found), ["alice", "alice~2", "bob"]);
         assert!(found[0].source.is_file() && found[0].refused.is_none());
         let refused = found[1].refused.as_deref().unwrap();
-        assert!(refused.contains("named `alice` too (alice.py)"), "{refused}");
+        assert!(
+            refused.contains("named `alice` too (alice.py)"),
+            "{refused}"
+        );
         let host = class.path().display().to_string();
         assert!(!refused.contains(&host), "{refused}");
         assert_eq!(found[1].kind, None);
@@ -559,7 +570,12 @@ mod tests {
         // SAFETY: geteuid(2) takes no argument and cannot fail.
         if unsafe { libc::geteuid() } == 0 {
             // Major 240 is for local, experimental use: no driver claims it here.
-            planted.push(("device", libc::S_IFCHR, libc::makedev(240, 77), "a character device"));
+            planted.push((
+                "device",
+                libc::S_IFCHR,
+                libc::makedev(240, 77),
+                "a character device",
+            ));
         }
         for (name, kind, device, _) in &planted {
             let folder = class.path().join(name);

@@ -64,11 +64,12 @@ pub enum Refusal {
 pub fn copy_in(source: &Path, dest: &Path, bounds: Bounds) -> Result<(), Refusal> {
     let name = source.file_name().unwrap_or(OsStr::new("."));
     let top = PathBuf::from(name);
-    let dest_fd = open_at(None, dest.as_os_str(), libc::O_DIRECTORY | libc::O_NOFOLLOW)
-        .map_err(|source| Refusal::Copy {
+    let dest_fd = open_at(None, dest.as_os_str(), libc::O_DIRECTORY | libc::O_NOFOLLOW).map_err(
+        |source| Refusal::Copy {
             path: display(&top),
             source,
-        })?;
+        },
+    )?;
     let mut budget = Budget {
         left: bounds.bytes,
         files: 0,
@@ -271,7 +272,10 @@ mod tests {
         std::fs::write(alice.join("main.py"), "").unwrap();
         std::os::unix::fs::symlink("/etc/shadow", alice.join("pkg/notes.py")).unwrap();
         let reason = copied(&alice, BOUNDS).unwrap_err().to_string();
-        assert!(reason.starts_with("pkg/notes.py is a symbolic link"), "{reason}");
+        assert!(
+            reason.starts_with("pkg/notes.py is a symbolic link"),
+            "{reason}"
+        );
         let host = class.path().display().to_string();
         assert!(!reason.contains(&host), "{reason}");
         std::fs::remove_file(alice.join("pkg/notes.py")).unwrap();
@@ -302,7 +306,10 @@ mod tests {
             let path = class.path().join(name);
             let c = CString::new(path.as_os_str().as_bytes()).unwrap();
             // SAFETY: mknod(2) reads `c` up to its NUL: a `CString` alive until after the call.
-            assert_eq!(unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, device) }, 0);
+            assert_eq!(
+                unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, device) },
+                0
+            );
             match copied(&path, BOUNDS) {
                 Err(Refusal::Special {
                     path,

@@ -151,8 +151,7 @@ fn entry_at(at: libc::c_int, name: &OsStr) -> Result<Entry, Refused> {
     };
     let fd = reopen(&path_fd, flags)?;
     let opened = fstat(&fd)?;
-    if !same(&checked, &opened) || opened.st_mode & libc::S_IFMT != checked.st_mode & libc::S_IFMT
-    {
+    if !same(&checked, &opened) || opened.st_mode & libc::S_IFMT != checked.st_mode & libc::S_IFMT {
         return Err(Refused::Changed);
     }
     if directory {
@@ -188,7 +187,11 @@ impl Dir {
     /// A folder the caller names (its links followed: the path is the caller's own). Opened
     /// with `O_DIRECTORY`, which never opens anything but a folder.
     pub fn open(path: &Path) -> io::Result<Dir> {
-        let fd = open_at(libc::AT_FDCWD, path.as_os_str(), libc::O_RDONLY | libc::O_DIRECTORY)?;
+        let fd = open_at(
+            libc::AT_FDCWD,
+            path.as_os_str(),
+            libc::O_RDONLY | libc::O_DIRECTORY,
+        )?;
         Ok(Dir { fd })
     }
 

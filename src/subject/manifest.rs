@@ -38,7 +38,9 @@ pub fn read_in(folder: &Dir) -> Result<Manifest, String> {
 fn parse(opened: Result<Entry, Refused>) -> Result<Manifest, String> {
     let file = match opened {
         Ok(Entry::File(file)) => file,
-        Ok(Entry::Dir(_)) => return Err("not a regular file (a folder): name the manifest itself".into()),
+        Ok(Entry::Dir(_)) => {
+            return Err("not a regular file (a folder): name the manifest itself".into())
+        }
         Err(Refused::Special(kind)) => {
             return Err(format!(
                 "not a regular file ({}): name the manifest itself",

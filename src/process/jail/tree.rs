@@ -93,7 +93,15 @@ fn walk(
             Ok(Opened::Dir(child)) => {
                 count(budget, 0, &path)?;
                 entries.push(Entry::Dir(inside.clone()));
-                walk(&child, &path, &inside, depth + 1, skip_hidden, budget, entries)?;
+                walk(
+                    &child,
+                    &path,
+                    &inside,
+                    depth + 1,
+                    skip_hidden,
+                    budget,
+                    entries,
+                )?;
             }
             Ok(Opened::File(opened)) => file(opened, &path, &inside, budget, entries)?,
             // Links, FIFOs, sockets and devices are left out unopened: the copy holds data
