@@ -306,10 +306,8 @@ mod tests {
             let path = class.path().join(name);
             let c = CString::new(path.as_os_str().as_bytes()).unwrap();
             // SAFETY: mknod(2) reads `c` up to its NUL: a `CString` alive until after the call.
-            assert_eq!(
-                unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, device) },
-                0
-            );
+            let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, device) };
+            assert_eq!(made, 0);
             match copied(&path, BOUNDS) {
                 Err(Refusal::Special {
                     path,
