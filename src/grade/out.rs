@@ -147,8 +147,8 @@ impl OutDir {
 #[derive(Debug, thiserror::Error)]
 pub enum OutError {
     #[error(
-        "--out {}: {relation} {}: results there would sit among the submissions; choose a \
-         folder outside the class (--overwrite does not change this)",
+        "--out {}: {relation} ({}): results there would sit among the submissions; choose a \
+         folder outside every class folder graded (--overwrite does not change this)",
         .out.display(), .class.display()
     )]
     InClass {
@@ -183,8 +183,8 @@ pub enum Existing {
     EarlierRun,
 }
 
-/// Checks `out` before anything is graded: never the class folder, inside it or holding it
-/// (`paths`: the submissions and classes named, canonical); empty, missing, holding only
+/// Checks `out` before anything is graded: never a folder graded (`paths`: the submissions
+/// and classes named, canonical), inside one or holding one, nor holding a file graded; empty, missing, holding only
 /// other shards of `shard`'s run, or, with `overwrite`, an earlier run and nothing else.
 /// Nothing is removed here: a run that fails to start loses no earlier result.
 pub fn check_out(
@@ -199,24 +199,21 @@ pub fn check_out(
     };
     let resolved = resolved(out).map_err(io)?;
     for path in paths {
-        let class = if path.is_dir() {
-            path.as_path()
-        } else {
-            path.parent().unwrap_or(Path::new("/"))
-        };
-        let relation = if resolved == class {
-            Some("is the class folder")
-        } else if resolved.starts_with(class) {
-            Some("is inside the class folder")
-        } else if class.starts_with(&resolved) {
-            Some("holds the class folder")
+        // A folder named is a class (or a submission folder): results never go in it, nor
+        // it in them. A file named is a submission alone: its folder is the teacher's.
+        let relation = if path.is_dir() && resolved == *path {
+            Some("is the folder graded")
+        } else if path.is_dir() && resolved.starts_with(path) {
+            Some("is inside the folder graded")
+        } else if path.starts_with(&resolved) {
+            Some("holds what is graded")
         } else {
             None
         };
         if let Some(relation) = relation {
             return Err(OutError::InClass {
                 out: out.to_owned(),
-                class: class.to_owned(),
+                class: path.to_owned(),
                 relation,
             });
         }

@@ -211,7 +211,7 @@ fn no_output_is_overwritten_silently() {
         let output = grade(&class, &inside, &["--overwrite"]);
         assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
         assert!(
-            text(&output.stderr).contains("class folder"),
+            text(&output.stderr).contains("folder graded"),
             "{}",
             text(&output.stderr)
         );
