@@ -41,6 +41,9 @@ enum GradeError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// `--out` names the class, or an earlier run without --overwrite.
+    #[error(transparent)]
+    OutFolder(#[from] grade::out::OutError),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     #[error(transparent)]
@@ -131,10 +134,12 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         }
         None => None,
     };
-    let out = OutDir::create(&args.out).map_err(|source| GradeError::Out {
-        path: args.out.clone(),
-        source,
-    })?;
+    let named: Vec<PathBuf> = args
+        .paths
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let existing = grade::out::check_out(&args.out, &named, args.overwrite, shard)?;
     let seed = match args.seed {
         Some(seed) => seed,
         None => crate::grade::sandbox::seed::fresh()?,
@@ -168,6 +173,14 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         (drawn, canary)
     });
     canary.map_err(GradeError::Canary)?;
+    // Only now, with the sandbox shown to work, is an earlier run removed (--overwrite).
+    if existing == grade::out::Existing::EarlierRun {
+        grade::out::remove_earlier_run(&args.out)?;
+    }
+    let out = OutDir::create(&args.out).map_err(|source| GradeError::Out {
+        path: args.out.clone(),
+        source,
+    })?;
     let functions = &grading.functions;
     for warning in super::check::too_few_hidden_cases(&spec, functions, args.fuzz, seed) {
         say!("parcall: warning: {warning}");

@@ -130,8 +130,14 @@ pub struct GradeArgs {
     /// (feedback.txt, gradescope.json, exercism.json: no seed, no rerun command);
     /// teacher/ holds the rest (gradebook.csv, gradebook.json, class.html and
     /// reports/NAME/report.txt and report.html, with the seed and every failing hidden case).
+    /// It must be new or empty (or hold only other shards of the same run), and outside
+    /// every class folder graded.
     #[arg(long, value_name = "DIR", default_value = "parcall-grades")]
     pub out: PathBuf,
+    /// Remove the earlier run in --out (its students/ and teacher/ folders) before grading:
+    /// refused when --out holds anything else.
+    #[arg(long)]
+    pub overwrite: bool,
     /// A rubric file (points per requirement); default: one point per requirement.
     #[arg(long, value_name = "FILE")]
     pub rubric: Option<PathBuf>,
@@ -528,8 +534,12 @@ pub enum SpecCommand {
     /// Write the specification to DIR in the spec's own layout (usable with `--spec DIR`),
     /// optionally with generated cases, for people writing their own harness.
     Export {
-        /// The folder to write; created if missing, files in it are replaced.
+        /// The folder to write: new or empty, unless --overwrite.
         dir: PathBuf,
+        /// Remove an earlier export in DIR first: refused when DIR holds anything an export
+        /// does not write.
+        #[arg(long)]
+        overwrite: bool,
         #[command(flatten)]
         spec: SpecArg,
         /// Also write N generated cases per function (`cases/<function>/generated.json`),

@@ -38,6 +38,7 @@ pub(super) fn run(command: SpecCommand) -> anyhow::Result<i32> {
         }
         SpecCommand::Export {
             dir,
+            overwrite,
             spec,
             generated,
             seed,
@@ -45,6 +46,7 @@ pub(super) fn run(command: SpecCommand) -> anyhow::Result<i32> {
         } => {
             let source = spec.source();
             let spec = load(&spec)?;
+            make_room(&dir, overwrite)?;
             let written = export(&dir, &spec, &source, generated, seed, no_latency)?;
             writeln!(out, "wrote {written} cases to {}", dir.display())?;
         }
@@ -86,6 +88,60 @@ fn find(spec: &Spec, id: &str) -> Option<Value> {
         });
     }
     Some(json::to_value(spec.requirement(id)?))
+}
+
+/// What `spec export` writes at the top of its folder: the built-in spec's files and
+/// folders, and `cases/` (a loaded spec's and the generated cases).
+fn export_names() -> std::collections::BTreeSet<String> {
+    spec::Source::embedded_files()
+        .iter()
+        .filter_map(|(relative, _)| relative.split('/').next())
+        .chain(["cases"])
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Makes sure `dir` may take an export: missing or empty; with `overwrite`, an earlier
+/// export there is removed first, and only when it holds nothing an export does not write
+/// (so no folder of anyone's is ever emptied by mistake).
+fn make_room(dir: &std::path::Path, overwrite: bool) -> anyhow::Result<()> {
+    let names: Vec<std::ffi::OsString> = match std::fs::read_dir(dir) {
+        Ok(listing) => listing
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| anyhow::anyhow!("{}: cannot list: {e}", dir.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // Not a folder, or unreadable: the export's own error names it.
+        Err(_) => return Ok(()),
+    };
+    if names.is_empty() {
+        return Ok(());
+    }
+    let ours = export_names();
+    if let Some(stranger) = names.iter().find(|n| !ours.contains(&*n.to_string_lossy())) {
+        anyhow::bail!(
+            "{}: is not empty and holds `{}`, which an export does not write; export into a \
+             new or empty folder (--overwrite replaces only an earlier export, nothing else)",
+            dir.display(),
+            stranger.to_string_lossy()
+        );
+    }
+    if !overwrite {
+        anyhow::bail!(
+            "{}: already holds an export; pass --overwrite to replace it, or export into a \
+             new folder",
+            dir.display()
+        );
+    }
+    for name in names {
+        let path = dir.join(name);
+        let removed = match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+        removed.map_err(|e| anyhow::anyhow!("{}: cannot remove: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `parcall spec export`: the built-in spec's files byte for byte (or, for `--spec DIR`,

@@ -8,10 +8,10 @@
 //! `parcall check` takes them. A folder holding a manifest, `parcall.json`, is a program
 //! that speaks the protocol itself: `{"cmd": ["PROGRAM", "ARG", ...]}`, run in its folder.
 
+use crate::process::data::{Dir, Entry, Kind as EntryKind, Special};
 use crate::subject::launch::Language;
 use crate::subject::manifest;
 pub use crate::subject::manifest::{Manifest, MANIFEST};
-use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 /// One student's work: a module, alone or in a folder of its own, or a folder with a manifest.
@@ -87,7 +87,7 @@ pub fn discover(paths: &[PathBuf], out: &Path) -> Result<Discovered, DiscoverErr
         if path.is_file() {
             found.push(file_submission(&path)?);
         } else if path.is_dir() {
-            match folder_submission(&path)? {
+            match named_folder(&path)? {
                 Some(submission) => found.push(submission),
                 None => found.extend(class(&path, &results)?),
             }
@@ -157,10 +157,17 @@ fn one_per_name(mut found: Vec<Submission>) -> Vec<Submission> {
             kept.push(submission);
             continue;
         };
+        // The student reads this: the other entry by its own name in the class, never by
+        // the class folder's path on the grader's machine.
+        let other = first
+            .source
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
         let reason = format!(
             "another submission is named `{}` too ({}): rename one of them so each has a name of its own",
             crate::text::terminal::line(&submission.name),
-            crate::text::terminal::line(&first.source.display().to_string())
+            crate::text::terminal::line(&other)
         );
         let mut n = 2;
         while taken.contains(&format!("{}~{n}", submission.name)) {
@@ -211,37 +218,51 @@ fn file_submission(path: &Path) -> Result<Submission, DiscoverError> {
     })
 }
 
-/// The entries of `dir` with their own type (a link is a link, not what it points to),
-/// hidden files and caches left out.
-fn entries(dir: &Path) -> Result<Vec<(PathBuf, FileType)>, DiscoverError> {
-    let mut entries: Vec<(PathBuf, FileType)> = std::fs::read_dir(dir)
-        .map_err(|source| DiscoverError::Unlistable {
-            path: dir.to_owned(),
-            source,
-        })?
-        .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            !(name.to_string_lossy().starts_with('.') || name == "__pycache__")
-        })
-        .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
-        .collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
+/// The entries of `dir` (opened; named `path`) with their own type, from `fstatat` (a link
+/// is a link, not what it points to, and nothing is opened), hidden files and caches left
+/// out.
+fn entries(dir: &Dir, path: &Path) -> Result<Vec<(PathBuf, EntryKind)>, DiscoverError> {
+    let unlistable = |source| DiscoverError::Unlistable {
+        path: path.to_owned(),
+        source,
+    };
+    let mut entries = Vec::new();
+    for name in dir.names().map_err(unlistable)? {
+        if name.as_encoded_bytes().starts_with(b".") || name == "__pycache__" {
+            continue;
+        }
+        // Gone since it was listed: as if it had never been there.
+        if let Ok(kind) = dir.kind(&name) {
+            entries.push((path.join(name), kind));
+        }
+    }
     Ok(entries)
 }
 
-fn folder_submission(dir: &Path) -> Result<Option<Submission>, DiscoverError> {
-    let entries = entries(dir)?;
+/// A folder of the teacher's naming (links leading to it followed) as a submission, if it
+/// is one.
+fn named_folder(path: &Path) -> Result<Option<Submission>, DiscoverError> {
+    let dir = Dir::open(path).map_err(|source| DiscoverError::Unlistable {
+        path: path.to_owned(),
+        source,
+    })?;
+    folder_submission(&dir, path)
+}
+
+/// `dir` (opened; named `path`) as a submission: a manifest read from it (opened as data,
+/// relative to the folder's descriptor), or exactly one module and no sub-folder.
+fn folder_submission(dir: &Dir, path: &Path) -> Result<Option<Submission>, DiscoverError> {
+    let entries = entries(dir, path)?;
     let folder_name = || {
-        dir.file_name()
+        path.file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned()
     };
     if let Some((manifest, _)) = entries.iter().find(|(p, _)| p.ends_with(MANIFEST)) {
-        let mut submission = refused(dir, folder_name(), String::new());
+        let mut submission = refused(path, folder_name(), String::new());
         submission.module = manifest.clone();
-        match manifest::read(manifest) {
+        match manifest::read_in(dir) {
             Ok(read) => {
                 submission.kind = Some(Kind::Command(read));
                 submission.refused = None;
@@ -253,16 +274,16 @@ fn folder_submission(dir: &Path) -> Result<Option<Submission>, DiscoverError> {
     // By name: whether a module is a regular file is the copy's to check (and refuse).
     let modules: Vec<&PathBuf> = entries
         .iter()
-        .filter(|(p, t)| !t.is_dir() && is_module(p))
+        .filter(|(p, t)| *t != EntryKind::Dir && is_module(p))
         .map(|(p, _)| p)
         .collect();
-    if modules.len() == 1 && !entries.iter().any(|(_, t)| t.is_dir()) {
-        let name = dir
+    if modules.len() == 1 && !entries.iter().any(|(_, t)| *t == EntryKind::Dir) {
+        let name = path
             .file_name()
             .map_or_else(|| stem(modules[0]), |n| n.to_string_lossy().into_owned());
         return Ok(Some(Submission {
             name,
-            source: dir.to_owned(),
+            source: path.to_owned(),
             module: modules[0].clone(),
             kind: Language::of(modules[0]).map(Kind::Module),
             refused: None,
@@ -305,11 +326,15 @@ impl Results {
     }
 }
 
-fn class(dir: &Path, results: &Results) -> Result<Vec<Submission>, DiscoverError> {
+fn class(path: &Path, results: &Results) -> Result<Vec<Submission>, DiscoverError> {
+    let dir = Dir::open(path).map_err(|source| DiscoverError::Unlistable {
+        path: path.to_owned(),
+        source,
+    })?;
     let mut found = Vec::new();
-    for (entry, kind) in entries(dir)? {
-        // `dir` is canonical, so a folder inside it is named as canonicalize names it.
-        if kind.is_dir() && results.holds(&entry) {
+    for (entry, kind) in entries(&dir, path)? {
+        // `path` is canonical, so a folder inside it is named as canonicalize names it.
+        if kind == EntryKind::Dir && results.holds(&entry) {
             continue;
         }
         let name = entry
@@ -317,28 +342,44 @@ fn class(dir: &Path, results: &Results) -> Result<Vec<Submission>, DiscoverError
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        if kind.is_dir() {
-            found.push(folder_submission(&entry)?.unwrap_or_else(|| {
-                refused(
-                    &entry,
-                    name,
-                    "a submission folder must hold a `parcall.json`, or exactly one module \
-                     (.py, .mjs, .cjs, .js) and no sub-folder"
-                        .into(),
-                )
-            }));
-        } else if is_module(&entry) {
+        match kind {
+            EntryKind::Dir => found.push(student_folder(&dir, &entry, name)?),
             // Whatever its type: the copy refuses a link, a FIFO or a device with a reason.
-            found.push(file_submission(&entry)?);
-        } else if kind.is_symlink() {
-            found.push(refused(
+            _ if is_module(&entry) => found.push(file_submission(&entry)?),
+            EntryKind::Special(Special::Link) => found.push(refused(
                 &entry,
                 name.clone(),
                 format!("{name} is a symbolic link: submit the folder itself"),
-            ));
+            )),
+            _ => {}
         }
     }
     Ok(found)
+}
+
+/// The class folder's entry `path`, a folder when listed: opened from the class's
+/// descriptor without following a link, so a folder swapped for one meanwhile is refused,
+/// never read.
+fn student_folder(class: &Dir, path: &Path, name: String) -> Result<Submission, DiscoverError> {
+    let refusal = |reason: String| Ok(refused(path, name.clone(), reason));
+    let opened = match class.entry(path.file_name().unwrap_or_default()) {
+        Ok(Entry::Dir(dir)) => dir,
+        Ok(Entry::File(_)) => {
+            return refusal(format!(
+                "{name} changed while parcall read it: submit it again, unchanged"
+            ))
+        }
+        Err(reason) => return refusal(format!("{name} {reason}")),
+    };
+    Ok(folder_submission(&opened, path)?.unwrap_or_else(|| {
+        refused(
+            path,
+            name.clone(),
+            "a submission folder must hold a `parcall.json`, or exactly one module \
+             (.py, .mjs, .cjs, .js) and no sub-folder"
+                .into(),
+        )
+    }))
 }
 
 /// `--shard I/N`: the submissions of shard I (1-based) of N, by name, so shards never
@@ -420,7 +461,12 @@ mod tests {
         assert_eq!(names(&found), ["alice", "alice~2", "bob"]);
         assert!(found[0].source.is_file() && found[0].refused.is_none());
         let refused = found[1].refused.as_deref().unwrap();
-        assert!(refused.contains("named `alice` too"), "{refused}");
+        assert!(
+            refused.contains("named `alice` too (alice.py)"),
+            "{refused}"
+        );
+        let host = class.path().display().to_string();
+        assert!(!refused.contains(&host), "{refused}");
         assert_eq!(found[1].kind, None);
     }
 
@@ -513,5 +559,47 @@ mod tests {
         let js = Some(Kind::Module(Language::JavaScript));
         let py = Some(Kind::Module(Language::Python));
         assert_eq!(kinds, [js.clone(), js.clone(), js, py]);
+    }
+
+    /// A manifest that is not a regular file is refused for its type, never opened: a FIFO
+    /// with no writer would block the read, a device no driver owns would fail its open.
+    #[test]
+    fn a_manifest_that_is_not_a_regular_file_is_refused_unopened() {
+        let class = tempfile::tempdir().unwrap();
+        let mut planted = vec![("fifo", libc::S_IFIFO, 0, "a FIFO")];
+        // SAFETY: geteuid(2) takes no argument and cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            // Major 240 is for local, experimental use: no driver claims it here.
+            planted.push((
+                "device",
+                libc::S_IFCHR,
+                libc::makedev(240, 77),
+                "a character device",
+            ));
+        }
+        for (name, kind, device, _) in &planted {
+            let folder = class.path().join(name);
+            std::fs::create_dir(&folder).unwrap();
+            let path = folder.join(MANIFEST);
+            let c = std::ffi::CString::new(path.into_os_string().into_encoded_bytes()).unwrap();
+            // SAFETY: mknod(2) reads `c` up to its NUL: a `CString` alive until after the call.
+            assert_eq!(unsafe { libc::mknod(c.as_ptr(), kind | 0o644, *device) }, 0);
+        }
+        std::fs::create_dir(class.path().join("link")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", class.path().join("link").join(MANIFEST))
+            .unwrap();
+        planted.push(("link", 0, 0, "a symbolic link"));
+        let found = discover(&[class.path().to_owned()], &class.path().join("out"))
+            .unwrap()
+            .submissions;
+        for (name, _, _, described) in planted {
+            let submission = found.iter().find(|s| s.name == name).unwrap();
+            assert_eq!(
+                submission.refused.as_deref(),
+                Some(&*format!(
+                    "parcall.json: not a regular file ({described}): name the manifest itself"
+                ))
+            );
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! What a grading run writes: Gradescope's and Exercism's `results.json`, a gradebook as
 //! CSV and JSON, and a human summary. Student-facing text never reveals the hidden seed or
-//! more than one generated case.
+//! more than one generated case, and goes through [`for_student`]: control characters shown
+//! escaped (what a submission prints cannot clear a screen or forge a line), no path of the
+//! grader's machine, a set-up error told as the grader's, in one sentence.
 
 use super::rubric::RequirementScore;
 use super::{Entry, Graded};
@@ -60,12 +62,70 @@ fn smallest_failure<'r>(graded: &'r Graded, requirement: &str) -> Option<&'r Cas
     })
 }
 
+/// What a student is told when their sandbox could not be set up: the grader's fault; the
+/// details (paths of the grader's machine among them) are in the teacher's report.
+pub const SETUP_ERROR_FOR_STUDENT: &str = "parcall could not set up the sandbox to grade this \
+     submission: a problem on the grader's side, not in your work. Your teacher has the \
+     details and can grade it again.";
+
+/// Text a student receives, made safe to hand over: every path of the grader's machine in
+/// `graded.host_paths` left out (a path inside the submission's copy becomes relative to
+/// it), control characters escaped as the teacher's report escapes them
+/// ([`terminal::multiline`]), then cut to `limit` characters.
+pub fn for_student(graded: &Graded, text: &str, limit: usize) -> String {
+    let mut text = text.to_owned();
+    for path in &graded.host_paths {
+        text = without_host_path(&text, &path.display().to_string());
+    }
+    // The sandbox's own home: the submission's copy, so a path in it is the student's.
+    text = text.replace(&format!("{}/", crate::process::jail::HOME), "");
+    cap(&terminal::multiline(&text), limit)
+}
+
+/// `text` with `host` left out: `HOST/submission-N/home/FILE` (a file of the submission's
+/// copy) and `HOST/FILE` become `FILE`, `HOST` alone "(a folder of the grader's)".
+fn without_host_path(text: &str, host: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(host) {
+        kept.push_str(&rest[..at]);
+        rest = &rest[at + host.len()..];
+        match rest.strip_prefix('/') {
+            Some(inside) => rest = copy_relative(inside),
+            None => kept.push_str("(a folder of the grader's)"),
+        }
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// `submission-N/home/FILE` as `FILE`: the copy's home is the submission itself.
+fn copy_relative(inside: &str) -> &str {
+    let Some(slot) = inside.strip_prefix("submission-") else {
+        return inside;
+    };
+    let digits = slot.len() - slot.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    slot[digits..].strip_prefix("/home/").unwrap_or(inside)
+}
+
+/// Why the submission could not be graded, as its student is told.
+fn student_error(graded: &Graded) -> Option<&str> {
+    if graded.setup_error.is_some() {
+        return Some(SETUP_ERROR_FOR_STUDENT);
+    }
+    graded.error().map(String::as_str)
+}
+
 /// Feedback for one requirement, for the student: why it is lost, on the smallest case
 /// charged to it (every batch's input, expected and actual, what the submission printed).
 /// Never a seed, a rerun command, or more than one generated case.
 pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
-    if let Some(error) = graded.error() {
-        return cap(error, FEEDBACK_LIMIT);
+    for_student(graded, &feedback_text(graded, score), FEEDBACK_LIMIT)
+}
+
+fn feedback_text(graded: &Graded, score: &RequirementScore) -> String {
+    if let Some(error) = student_error(graded) {
+        return error.to_owned();
     }
     if score.earned >= score.points {
         return format!("Met: kept in all {} cases that exercise it.", score.cases);
@@ -155,16 +215,20 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
         _ => {}
     }
     if !case.printed.trim().is_empty() {
-        let _ = write!(text, "your code printed:\n{}", case.printed.trim_end());
+        // Each line quoted, so a line it printed never reads as one of parcall's.
+        let _ = write!(text, "your code printed:");
+        for line in case.printed.trim_end().lines() {
+            let _ = write!(text, "\n  | {line}");
+        }
     }
-    cap(text.trim_end(), FEEDBACK_LIMIT)
+    text.trim_end().to_owned()
 }
 
 /// `feedback.txt`: the student's whole feedback, one section per requirement not met.
 pub fn feedback_file(graded: &Graded) -> String {
     let mut text = format!("{}\n", summary_line(graded));
-    if let Some(error) = graded.error() {
-        let _ = writeln!(text, "\n{}", cap(error, FEEDBACK_LIMIT));
+    if let Some(error) = student_error(graded) {
+        let _ = writeln!(text, "\n{}", for_student(graded, error, FEEDBACK_LIMIT));
         return text;
     }
     for score in graded.requirements.iter().filter(|r| r.earned < r.points) {
@@ -221,7 +285,10 @@ pub fn gradescope(graded: &Graded) -> Value {
         "score": graded.score,
         "max_score": graded.max_score,
         "execution_time": graded.duration.as_secs_f64(),
-        "output": summary_line(graded),
+        "output": match student_error(graded) {
+            Some(error) => format!("{}\n\n{}", summary_line(graded), for_student(graded, error, FEEDBACK_LIMIT)),
+            None => summary_line(graded),
+        },
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
@@ -233,8 +300,8 @@ pub fn gradescope(graded: &Graded) -> Value {
 /// Exercism's test runner `results.json`, version 3: a test per requirement, `task_id` 1
 /// for `execute_tool_calls` and 2 for `run_parallel_calls`, output capped at 500 characters.
 pub fn exercism(graded: &Graded) -> Value {
-    if let Some(error) = graded.error() {
-        return json!({"version": 3, "status": "error", "message": cap(error, FEEDBACK_LIMIT), "tests": []});
+    if let Some(error) = student_error(graded) {
+        return json!({"version": 3, "status": "error", "message": for_student(graded, error, FEEDBACK_LIMIT), "tests": []});
     }
     let tests: Vec<Value> = graded
         .requirements
@@ -251,7 +318,7 @@ pub fn exercism(graded: &Graded) -> Value {
                 test["message"] = json!(feedback(graded, r));
                 let printed = smallest_failure(graded, &r.id).map(|c| c.printed.clone()).unwrap_or_default();
                 if !printed.is_empty() {
-                    test["output"] = json!(cap(&printed, EXERCISM_OUTPUT_LIMIT));
+                    test["output"] = json!(for_student(graded, &printed, EXERCISM_OUTPUT_LIMIT));
                 }
             }
             test
@@ -478,6 +545,7 @@ mod tests {
             duration: Duration::ZERO,
             setup_error: None,
             refusal: Some("a symbolic link".to_owned()),
+            host_paths: Vec::new(),
         }
     }
 
@@ -492,6 +560,47 @@ mod tests {
         for written in [&csv, &table] {
             assert!(written.contains(shown), "{written}");
             assert!(!written.contains(['\u{202e}', '\u{2066}']), "{written}");
+        }
+    }
+
+    /// Everything a student receives, in every format: escape codes shown, not obeyed; no
+    /// path of the grader's machine; a set-up error told without its details.
+    #[test]
+    fn student_files_hold_no_escape_code_and_no_host_path() {
+        let mut graded = refused("alice");
+        graded.host_paths = vec![PathBuf::from("/srv/class"), PathBuf::from("/var/tmp/ws")];
+        graded.refusal = Some(
+            "\u{1b}[2J\rALL TESTS PASSED\n/var/tmp/ws/submission-3/home/main.py line 1, \
+             /srv/class/alice.py, /home/sandbox/util.py, in /var/tmp/ws"
+                .to_owned(),
+        );
+        let students = |g: &Graded| {
+            [
+                feedback_file(g),
+                gradescope(g).to_string(),
+                exercism(g).to_string(),
+            ]
+        };
+        for written in students(&graded) {
+            assert!(
+                !written.contains('\u{1b}') && !written.contains('\r'),
+                "{written}"
+            );
+            assert!(!written.contains("/srv/class") && !written.contains("/var/tmp/ws"));
+            assert!(!written.contains("/home/sandbox"), "{written}");
+        }
+        let text = feedback_file(&graded);
+        assert!(text.contains("\\x1b[2J\\rALL TESTS PASSED"), "{text}");
+        assert!(text.contains("main.py line 1, alice.py, util.py"), "{text}");
+        assert!(text.contains("in (a folder of the grader's)"), "{text}");
+
+        graded.setup_error = Some("cannot prepare the sandbox: /var/tmp/ws: EACCES".into());
+        for written in students(&graded) {
+            assert!(
+                written.contains("a problem on the grader's side"),
+                "{written}"
+            );
+            assert!(!written.contains("EACCES"), "{written}");
         }
     }
 }

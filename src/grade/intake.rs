@@ -1,9 +1,13 @@
-//! Taking a submission in: copying it out of the class folder as root without following a
-//! link, without blocking on a FIFO or a device, and without letting its size (apparent, so
-//! a sparse file counts in full) or its number of files exceed a bound. Everything is opened
-//! relative to an already opened folder (`openat`), so swapping a folder for a link midway
-//! gains nothing. A submission that breaks a rule is refused with the reason, in its results.
+//! Taking a submission in: copying it out of the class folder as root, every entry opened
+//! as data only ([`crate::process::data`]: looked at through an `O_PATH` descriptor, so a
+//! link, FIFO, socket or device is refused without ever being opened for reading, and walked
+//! from opened folders, so swapping a folder for a link midway gains nothing), within bounds
+//! on its size (apparent, so a sparse file counts in full), its files and its depth. A
+//! submission that breaks a rule is refused with the reason, in its results, naming the
+//! entry relative to the submission: the student reads it, the class folder's path is not
+//! theirs to see.
 
+use crate::process::data::{self, Dir, Entry, Refused, Special};
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -28,13 +32,16 @@ pub const BOUNDS: Bounds = Bounds {
     depth: 8,
 };
 
-/// Why a submission was not graded: the student's to fix, shown in their results.
+/// Why a submission was not graded: the student's to fix, shown in their results. Every
+/// path in it is relative to the submission (its own name for the submission itself).
 #[derive(Debug, thiserror::Error)]
 pub enum Refusal {
     #[error("{0} is a symbolic link, not a regular file: submit the file itself")]
     Link(String),
-    #[error("{path} is not a regular file (a {kind}): submit regular files and folders only")]
-    Special { path: String, kind: &'static str },
+    #[error("{path} is {}, not a regular file: submit regular files and folders only", .kind.describe())]
+    Special { path: String, kind: Special },
+    #[error("{0} changed while parcall copied it: submit it again, unchanged")]
+    Changed(String),
     #[error("the submission is larger than {limit} MiB (counting the apparent size of every file)", limit = .0 >> 20)]
     TooLarge(u64),
     #[error("the submission holds more than {0} files")]
@@ -45,26 +52,33 @@ pub enum Refusal {
     Reserved(String),
     #[error("{path}: cannot read: {source}")]
     Unreadable { path: String, source: io::Error },
+    /// The copy's side failed (a full disk): no path, the copy is parcall's.
+    #[error("{path}: cannot copy into the sandbox: {source}")]
+    Copy { path: String, source: io::Error },
 }
 
 /// Copies `source` (a file or a folder) into the existing folder `dest`. A file keeps its
-/// name; a folder's contents go straight into `dest`.
+/// name; a folder's contents go straight into `dest`. The folders leading to `source` are
+/// the teacher's (discovery canonicalised them); `source` itself and all below it are
+/// the student's.
 pub fn copy_in(source: &Path, dest: &Path, bounds: Bounds) -> Result<(), Refusal> {
-    let parent = source.parent().unwrap_or(Path::new("/"));
     let name = source.file_name().unwrap_or(OsStr::new("."));
-    let parent_fd =
-        open_at(None, parent.as_os_str(), libc::O_DIRECTORY).map_err(|e| unreadable(parent, e))?;
-    let dest_fd = open_at(None, dest.as_os_str(), libc::O_DIRECTORY | libc::O_NOFOLLOW)
-        .map_err(|e| unreadable(dest, e))?;
+    let top = PathBuf::from(name);
+    let dest_fd = open_at(None, dest.as_os_str(), libc::O_DIRECTORY | libc::O_NOFOLLOW).map_err(
+        |source| Refusal::Copy {
+            path: display(&top),
+            source,
+        },
+    )?;
     let mut budget = Budget {
         left: bounds.bytes,
         files: 0,
         bounds,
     };
-    let (fd, kind) = open_entry(&parent_fd, name, &display(source))?;
-    match kind {
-        Kind::File(size) => copy_file(fd, size, &dest_fd, name, &display(source), &mut budget),
-        Kind::Dir => copy_dir(fd, &dest_fd, source, 0, &mut budget),
+    match data::open(source).map_err(|e| refusal(&top, e))? {
+        Entry::File(file) => copy_file(file, &dest_fd, name, &top, &mut budget),
+        // The folder's own entries are named from it: `main.py`, not `alice/main.py`.
+        Entry::Dir(dir) => copy_dir(&dir, &dest_fd, Path::new(""), 0, &mut budget),
     }
 }
 
@@ -74,23 +88,23 @@ struct Budget {
     bounds: Bounds,
 }
 
-enum Kind {
-    File(u64),
-    Dir,
-}
-
 fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn unreadable(path: &Path, source: io::Error) -> Refusal {
-    Refusal::Unreadable {
-        path: display(path),
-        source,
+/// The refusal for an entry `data` would not open, named `shown`.
+fn refusal(shown: &Path, refused: Refused) -> Refusal {
+    let path = display(shown);
+    match refused {
+        Refused::Special(Special::Link) => Refusal::Link(path),
+        Refused::Special(kind) => Refusal::Special { path, kind },
+        Refused::Changed => Refusal::Changed(path),
+        Refused::Io(source) => Refusal::Unreadable { path, source },
     }
 }
 
-/// `openat(dir, name, flags)` with close-on-exec; `None` opens `name` as a path.
+/// `openat(dir, name, flags)` with close-on-exec, for the copy's side; `None` opens `name`
+/// as a path.
 fn open_at(dir: Option<&OwnedFd>, name: &OsStr, flags: i32) -> io::Result<OwnedFd> {
     let name = CString::new(name.as_bytes()).map_err(|_| io::ErrorKind::InvalidInput)?;
     let at = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
@@ -104,57 +118,11 @@ fn open_at(dir: Option<&OwnedFd>, name: &OsStr, flags: i32) -> io::Result<OwnedF
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// Opens one entry without following a link and without blocking (a FIFO with no writer
-/// would otherwise hang the whole grade), and says what it is.
-fn open_entry(dir: &OwnedFd, name: &OsStr, shown: &str) -> Result<(OwnedFd, Kind), Refusal> {
-    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY;
-    let fd = match open_at(Some(dir), name, flags) {
-        Ok(fd) => fd,
-        // O_NOFOLLOW on a link fails with ELOOP.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(Refusal::Link(shown.into())),
-        Err(source) => {
-            return Err(Refusal::Unreadable {
-                path: shown.into(),
-                source,
-            })
-        }
-    };
-    let meta = File::from(fd.try_clone().map_err(|e| Refusal::Unreadable {
-        path: shown.into(),
-        source: e,
-    })?)
-    .metadata()
-    .map_err(|source| Refusal::Unreadable {
-        path: shown.into(),
-        source,
-    })?;
-    let kind = meta.file_type();
-    if kind.is_file() {
-        Ok((fd, Kind::File(meta.len())))
-    } else if kind.is_dir() {
-        Ok((fd, Kind::Dir))
-    } else {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = if kind.is_fifo() {
-            "FIFO"
-        } else if kind.is_socket() {
-            "socket"
-        } else {
-            "device"
-        };
-        Err(Refusal::Special {
-            path: shown.into(),
-            kind,
-        })
-    }
-}
-
 fn copy_file(
-    fd: OwnedFd,
-    size: u64,
+    file: data::DataFile,
     dest: &OwnedFd,
     name: &OsStr,
-    shown: &str,
+    shown: &Path,
     budget: &mut Budget,
 ) -> Result<(), Refusal> {
     budget.files += 1;
@@ -162,24 +130,31 @@ fn copy_file(
         return Err(Refusal::TooMany(budget.bounds.files));
     }
     // The apparent size: a sparse file costs what copying it would write.
-    if size > budget.left {
+    if file.size > budget.left {
         return Err(Refusal::TooLarge(budget.bounds.bytes));
     }
-    budget.left -= size;
-    let fail = |source| Refusal::Unreadable {
-        path: shown.into(),
+    budget.left -= file.size;
+    let copying = |source| Refusal::Copy {
+        path: display(shown),
         source,
     };
     let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
-    let mut target = File::from(open_at(Some(dest), name, flags).map_err(fail)?);
+    let mut target = File::from(open_at(Some(dest), name, flags).map_err(copying)?);
     // Read no more than was accounted for, whatever the file grows to meanwhile.
-    let mut reader = File::from(fd).take(size);
-    io::copy(&mut reader, &mut target).map_err(fail)?;
-    target.flush().map_err(fail)
+    let mut contents = Vec::new();
+    file.file
+        .take(file.size)
+        .read_to_end(&mut contents)
+        .map_err(|source| Refusal::Unreadable {
+            path: display(shown),
+            source,
+        })?;
+    target.write_all(&contents).map_err(copying)?;
+    target.flush().map_err(copying)
 }
 
 fn copy_dir(
-    fd: OwnedFd,
+    dir: &Dir,
     dest: &OwnedFd,
     shown: &Path,
     depth: usize,
@@ -188,42 +163,42 @@ fn copy_dir(
     if depth > budget.bounds.depth {
         return Err(Refusal::TooDeep(budget.bounds.depth));
     }
-    // Listing through the fd's /proc link reads the folder that was opened, not whatever
-    // the path names now.
-    let listing = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
-    let mut names: Vec<_> = std::fs::read_dir(&listing)
-        .map_err(|e| unreadable(shown, e))?
-        .filter_map(Result::ok)
-        .map(|e| e.file_name())
-        .filter(|n| n != "__pycache__")
-        .collect();
-    names.sort();
-    for name in names {
+    let names = dir.names().map_err(|source| Refusal::Unreadable {
+        path: display(if shown.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            shown
+        }),
+        source,
+    })?;
+    for name in names.into_iter().filter(|n| n != "__pycache__") {
         if budget.files >= budget.bounds.files {
             return Err(Refusal::TooMany(budget.bounds.files));
         }
         let path = shown.join(&name);
-        let (child, kind) = open_entry(&fd, &name, &display(&path))?;
-        match kind {
-            Kind::File(size) => copy_file(child, size, dest, &name, &display(&path), budget)?,
-            Kind::Dir => {
+        match dir.entry(&name).map_err(|e| refusal(&path, e))? {
+            Entry::File(file) => copy_file(file, dest, &name, &path, budget)?,
+            Entry::Dir(child) => {
+                let copying = |source| Refusal::Copy {
+                    path: display(&path),
+                    source,
+                };
                 let mk = CString::new(name.as_bytes())
-                    .map_err(|_| unreadable(&path, io::ErrorKind::InvalidInput.into()))?;
+                    .map_err(|_| copying(io::ErrorKind::InvalidInput.into()))?;
                 // SAFETY: mkdirat(2) reads `mk` up to its NUL (a `CString` alive until after
                 // the call), relative to `dest`, an fd held open by its `OwnedFd`.
                 if unsafe { libc::mkdirat(dest.as_raw_fd(), mk.as_ptr(), 0o755) } != 0 {
-                    return Err(unreadable(&path, io::Error::last_os_error()));
+                    return Err(copying(io::Error::last_os_error()));
                 }
                 let sub = open_at(Some(dest), &name, libc::O_DIRECTORY | libc::O_NOFOLLOW)
-                    .map_err(|e| unreadable(&path, e))?;
+                    .map_err(copying)?;
                 budget.files += 1;
-                copy_dir(child, &sub, &path, depth + 1, budget)?;
+                copy_dir(&child, &sub, &path, depth + 1, budget)?;
             }
         }
     }
     Ok(())
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +245,10 @@ mod tests {
         ));
         assert!(matches!(
             copied(&d.join("fifo.py"), BOUNDS),
-            Err(Refusal::Special { kind: "FIFO", .. })
+            Err(Refusal::Special {
+                kind: Special::Fifo,
+                ..
+            })
         ));
         assert!(matches!(
             copied(&d.join("sparse.py"), BOUNDS),
@@ -281,5 +259,62 @@ mod tests {
             copied(d, few),
             Err(Refusal::Link(_) | Refusal::TooMany(2) | Refusal::Special { .. })
         ));
+    }
+
+    /// What a student reads names their own files, never the class folder's path; and a
+    /// device or FIFO is refused for its type, without an open (a device no driver owns
+    /// would fail any open with ENXIO, a FIFO with no writer would block it).
+    #[test]
+    fn refusals_name_entries_relative_to_the_submission() {
+        let class = tempfile::tempdir().unwrap();
+        let alice = class.path().join("alice");
+        std::fs::create_dir_all(alice.join("pkg")).unwrap();
+        std::fs::write(alice.join("main.py"), "").unwrap();
+        std::os::unix::fs::symlink("/etc/shadow", alice.join("pkg/notes.py")).unwrap();
+        let reason = copied(&alice, BOUNDS).unwrap_err().to_string();
+        assert!(
+            reason.starts_with("pkg/notes.py is a symbolic link"),
+            "{reason}"
+        );
+        let host = class.path().display().to_string();
+        assert!(!reason.contains(&host), "{reason}");
+        std::fs::remove_file(alice.join("pkg/notes.py")).unwrap();
+        let fifo = CString::new(alice.join("pkg/fifo.py").as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo(3) reads `fifo` up to its NUL: a `CString` alive until after the call.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let reason = copied(&alice, BOUNDS).unwrap_err().to_string();
+        assert_eq!(
+            reason,
+            "pkg/fifo.py is a FIFO, not a regular file: submit regular files and folders only"
+        );
+        let link = class.path().join("bob.py");
+        std::os::unix::fs::symlink(alice.join("main.py"), &link).unwrap();
+        let reason = copied(&link, BOUNDS).unwrap_err().to_string();
+        assert!(reason.starts_with("bob.py is a symbolic link"), "{reason}");
+    }
+
+    #[test]
+    fn a_device_is_refused_for_its_type_not_by_an_open_error() {
+        // SAFETY: geteuid(2) takes no argument and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: making device nodes needs root");
+            return;
+        }
+        let class = tempfile::tempdir().unwrap();
+        let null = std::os::unix::fs::MetadataExt::rdev(&std::fs::metadata("/dev/null").unwrap());
+        for (name, device) in [("null.py", null), ("nodriver.py", libc::makedev(240, 77))] {
+            let path = class.path().join(name);
+            let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+            // SAFETY: mknod(2) reads `c` up to its NUL: a `CString` alive until after the call.
+            let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, device) };
+            assert_eq!(made, 0);
+            match copied(&path, BOUNDS) {
+                Err(Refusal::Special {
+                    path,
+                    kind: Special::CharDevice,
+                }) => assert_eq!(path, name),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
     }
 }

@@ -89,6 +89,10 @@ pub struct Graded {
     /// Set when the submission was refused (a link, a FIFO, too large): the student's to
     /// fix, scored 0, the run still complete.
     pub refusal: Option<String>,
+    /// Folders of the grader's machine that what the submission printed or a message may
+    /// name (the class folder it sits in, the run's workspace), kept out of what the student
+    /// receives ([`formats`]); the teacher's report keeps them.
+    pub host_paths: Vec<PathBuf>,
 }
 
 impl Graded {
@@ -301,7 +305,18 @@ impl Grading<'_> {
             duration: started.elapsed(),
             setup_error: None,
             refusal: None,
+            host_paths: self.host_paths(submission),
         }
+    }
+
+    /// [`Graded::host_paths`] for `submission`.
+    fn host_paths(&self, submission: &Submission) -> Vec<PathBuf> {
+        let class = submission.source.parent().map(PathBuf::from);
+        class
+            .into_iter()
+            .chain([self.sandbox.site().workspace])
+            .filter(|p| p.as_os_str().len() > 1)
+            .collect()
     }
 
     /// A submission that never ran: refused, or its sandbox could not be set up.
@@ -359,6 +374,7 @@ impl Grading<'_> {
             duration: started.elapsed(),
             setup_error,
             refusal,
+            host_paths: self.host_paths(submission),
         }
     }
 }

@@ -1,13 +1,15 @@
-//! Writing results as root into a folder others may have prepared: every name is opened
+//! Writing results as root: `--out` checked first ([`check_out`]: never the class folder,
+//! never an earlier run replaced unless asked), then every name is opened
 //! relative to its already opened folder and never through a link (a planted link is
 //! replaced, not followed), and every file is written to a fresh temporary name, synced,
 //! then renamed over the old one, so a reader or a full disk never sees half a file.
 
+use super::gradebook::Shard;
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The folder of what students may see: `students/NAME/`, one per submission, each
@@ -139,6 +141,176 @@ impl OutDir {
             io::Error::new(e.kind(), format!("{}: {e}", self.path.join(name).display()))
         })
     }
+}
+
+/// Why `--out` cannot take a run's results: the teacher's to choose again (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum OutError {
+    #[error(
+        "--out {}: {relation} ({}): results there would sit among the submissions; choose a \
+         folder outside every class folder graded (--overwrite does not change this)",
+        .out.display(), .class.display()
+    )]
+    InClass {
+        out: PathBuf,
+        class: PathBuf,
+        relation: &'static str,
+    },
+    #[error(
+        "--out {}: already holds an earlier run's results; pass --overwrite to remove that run \
+         (its students/ and teacher/ folders) and grade into it again, or choose a new folder",
+        .0.display()
+    )]
+    EarlierRun(PathBuf),
+    #[error(
+        "--out {}: is not empty and holds `{name}`, which no parcall run writes; choose a new \
+         or empty folder (--overwrite removes only an earlier run's students/ and teacher/ \
+         folders, never anything else)",
+        .out.display()
+    )]
+    NotARun { out: PathBuf, name: String },
+    #[error("--out {}: {source}", .path.display())]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// What is already in `--out`, once checked by [`check_out`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Nothing (missing or empty), or other shards' results of the same run, which this
+    /// shard's files join without touching.
+    Nothing,
+    /// An earlier run, to remove with [`remove_earlier_run`] (`--overwrite`).
+    EarlierRun,
+}
+
+/// Checks `out` before anything is graded: never a folder graded (`paths`: the submissions
+/// and classes named, canonical), inside one or holding one, nor holding a file graded; empty, missing, holding only
+/// other shards of `shard`'s run, or, with `overwrite`, an earlier run and nothing else.
+/// Nothing is removed here: a run that fails to start loses no earlier result.
+pub fn check_out(
+    out: &Path,
+    paths: &[PathBuf],
+    overwrite: bool,
+    shard: Option<Shard>,
+) -> Result<Existing, OutError> {
+    let io = |source| OutError::Io {
+        path: out.to_owned(),
+        source,
+    };
+    let resolved = resolved(out).map_err(io)?;
+    for path in paths {
+        // A folder named is a class (or a submission folder): results never go in it, nor
+        // it in them. A file named is a submission alone: its folder is the teacher's.
+        let relation = if path.is_dir() && resolved == *path {
+            Some("is the folder graded")
+        } else if path.is_dir() && resolved.starts_with(path) {
+            Some("is inside the folder graded")
+        } else if path.starts_with(&resolved) {
+            Some("holds what is graded")
+        } else {
+            None
+        };
+        if let Some(relation) = relation {
+            return Err(OutError::InClass {
+                out: out.to_owned(),
+                class: path.to_owned(),
+                relation,
+            });
+        }
+    }
+    let names = match std::fs::read_dir(out) {
+        Ok(listing) => listing
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<io::Result<Vec<_>>>()
+            .map_err(io)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Nothing),
+        Err(e) => return Err(io(e)),
+    };
+    if names.is_empty() {
+        return Ok(Existing::Nothing);
+    }
+    for name in &names {
+        let real_folder = std::fs::symlink_metadata(out.join(name)).is_ok_and(|m| m.is_dir());
+        if !(real_folder && FOLDERS.iter().any(|f| name == *f)) {
+            return Err(OutError::NotARun {
+                out: out.to_owned(),
+                name: name.to_string_lossy().into_owned(),
+            });
+        }
+    }
+    if shard.is_some_and(|shard| only_other_shards(&out.join(TEACHER), shard)) {
+        return Ok(Existing::Nothing);
+    }
+    if overwrite {
+        Ok(Existing::EarlierRun)
+    } else {
+        Err(OutError::EarlierRun(out.to_owned()))
+    }
+}
+
+/// Whether `teacher` holds only other shards' files of `shard`'s run (`reports/` and the
+/// temporary names of a write in progress besides): this shard's files join them.
+fn only_other_shards(teacher: &Path, shard: Shard) -> bool {
+    let others: Vec<String> = (1..=shard.count)
+        .filter(|index| *index != shard.index)
+        .flat_map(|index| {
+            let suffix = Shard { index, ..shard }.suffix();
+            [
+                format!("gradebook{suffix}.json"),
+                format!("gradebook{suffix}.csv"),
+                format!("class{suffix}.html"),
+            ]
+        })
+        .collect();
+    let Ok(listing) = std::fs::read_dir(teacher) else {
+        return true;
+    };
+    listing.flatten().all(|entry| {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        name == REPORTS || name.starts_with('.') || others.contains(&name)
+    })
+}
+
+/// Removes the earlier run [`check_out`] found in `out`: its [`FOLDERS`], and nothing else
+/// (there is nothing else: it checked). Links inside are removed, never followed.
+pub fn remove_earlier_run(out: &Path) -> Result<(), OutError> {
+    for folder in FOLDERS {
+        let path = out.join(folder);
+        match std::fs::remove_dir_all(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(source) => return Err(OutError::Io { path, source }),
+        }
+    }
+    Ok(())
+}
+
+/// `path` absolute, its links resolved as far as it exists, the rest named as given
+/// (`..` taken lexically there: the folders are yet to be made).
+fn resolved(path: &Path) -> io::Result<PathBuf> {
+    let mut existing = std::path::absolute(path)?;
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut resolved = loop {
+        if let Ok(canonical) = std::fs::canonicalize(&existing) {
+            break canonical;
+        }
+        match existing.components().next_back() {
+            Some(Component::Normal(name)) => rest.push(name.to_owned()),
+            Some(Component::ParentDir) => rest.push("..".into()),
+            _ => {}
+        }
+        if !existing.pop() {
+            break PathBuf::from("/");
+        }
+    };
+    for part in rest.iter().rev() {
+        if *part == ".." {
+            resolved.pop();
+        } else {
+            resolved.push(part);
+        }
+    }
+    Ok(resolved)
 }
 
 #[cfg(test)]

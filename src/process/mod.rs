@@ -5,6 +5,7 @@
 
 pub mod contain;
 pub mod cpu;
+pub mod data;
 pub mod interrupt;
 pub mod jail;
 mod pipes;

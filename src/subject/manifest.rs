@@ -2,6 +2,9 @@
 //! its folder. `grade` reads it from a submission's folder, `compare` from a folder named
 //! on its command line; both launch it with [`super::launch::program`].
 
+use crate::process::data::{self, Dir, Entry, Refused};
+use std::ffi::OsStr;
+use std::io::Read;
 use std::path::Path;
 
 /// The manifest's file name.
@@ -20,16 +23,44 @@ pub struct Manifest {
 }
 
 /// The manifest at `path`, strictly: a regular file (no link), small, exactly the fields
-/// of [`Manifest`], a command with a program. The error is the reason, without the path.
+/// of [`Manifest`], a command with a program. The folders leading to it are the caller's;
+/// the manifest is opened as data ([`crate::process::data`]) and checked on its descriptor,
+/// so what is read is what was checked. The error is the reason, without the path.
 pub fn read(path: &Path) -> Result<Manifest, String> {
-    let metadata = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read: {e}"))?;
-    if !metadata.is_file() {
-        return Err("not a regular file: name the manifest itself".into());
-    }
-    if metadata.len() > MANIFEST_BYTES {
+    parse(data::open(path))
+}
+
+/// The manifest in `folder`, an opened folder (a submission's, walked by discovery).
+pub fn read_in(folder: &Dir) -> Result<Manifest, String> {
+    parse(folder.entry(OsStr::new(MANIFEST)))
+}
+
+fn parse(opened: Result<Entry, Refused>) -> Result<Manifest, String> {
+    let file = match opened {
+        Ok(Entry::File(file)) => file,
+        Ok(Entry::Dir(_)) => {
+            return Err("not a regular file (a folder): name the manifest itself".into())
+        }
+        Err(Refused::Special(kind)) => {
+            return Err(format!(
+                "not a regular file ({}): name the manifest itself",
+                kind.describe()
+            ))
+        }
+        Err(refused) => return Err(refused.to_string()),
+    };
+    if file.size > MANIFEST_BYTES {
         return Err(format!("larger than {MANIFEST_BYTES} bytes"));
     }
-    let text = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut text = Vec::new();
+    // One byte more than allowed tells a file that grew since its fstat.
+    file.file
+        .take(MANIFEST_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if text.len() as u64 > MANIFEST_BYTES {
+        return Err(format!("larger than {MANIFEST_BYTES} bytes"));
+    }
     let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
         format!("{e}; expected {{\"cmd\": [\"PROGRAM\", \"ARG\", ...]}} and nothing else")
     })?;

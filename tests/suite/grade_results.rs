@@ -60,7 +60,14 @@ fn planted_links_in_out_are_replaced_not_followed() {
     std::os::unix::fs::symlink(&victims, out.join("teacher/reports")).unwrap();
     std::os::unix::fs::symlink(&victims, out.join("alice")).unwrap();
     std::os::unix::fs::symlink(&victim, victims.join("gradescope.json")).unwrap();
-    let output = grade(&[class.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    // A folder holding what no run writes (the link `alice`) is refused, even with
+    // --overwrite; an earlier run's folders with links planted in them are removed, the
+    // links with them, never what they point to.
+    let out_arg = out.to_str().unwrap();
+    let refused = grade(&[class.to_str().unwrap(), "--out", out_arg, "--overwrite"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    std::fs::remove_file(out.join("alice")).unwrap();
+    let output = grade(&[class.to_str().unwrap(), "--out", out_arg, "--overwrite"]);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "VICTIM");
     assert_eq!(
         std::fs::read_dir(&victims).unwrap().count(),

@@ -24,6 +24,7 @@ mod false_failures;
 mod fuzz;
 mod generated_corners;
 mod grade;
+mod grade_intake;
 mod grade_languages;
 mod grade_layout;
 mod grade_merge;
