@@ -72,8 +72,8 @@ fn main() {
 
 /// Grading as root against grading as `nobody`, and each mechanism on its own.
 fn protections(root: &Path, work: &Path) {
-    use parcall::grade::sandbox::Capabilities;
-    use parcall::process::jail;
+    use parcall::sandbox as jail;
+    use parcall::sandbox::Capabilities;
     let capabilities = Capabilities::detect();
     if !capabilities.own_uid() {
         println!("\nnot root with setpriv here: the protections' cost is not measured");
@@ -178,8 +178,8 @@ fn protections(root: &Path, work: &Path) {
         readable: Vec::new(),
         copies: Vec::new(),
         unreachable: Vec::new(),
-        uid: parcall::grade::uids::LAST_UID,
-        gid: parcall::grade::uids::LAST_UID,
+        uid: parcall::sandbox::uids::LAST_UID,
+        gid: parcall::sandbox::uids::LAST_UID,
         scratch_bytes: 1 << 20,
         cgroup_procs: Vec::new(),
     })
@@ -214,7 +214,7 @@ fn protections(root: &Path, work: &Path) {
     // The interpreter submissions start: `python3` on the sandbox's PATH, which need not be
     // the shell's (on this machine kind the shell's is pyenv's shim, 0.1 s of bash more).
     let python = spawn_in(
-        Some(parcall::grade::sandbox::SANDBOX_PATH),
+        Some(parcall::sandbox::SANDBOX_PATH),
         "python3",
         &["-I", "-B", "-c", "pass"],
     );

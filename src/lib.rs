@@ -33,6 +33,7 @@ pub mod protocol;
 pub mod reference;
 pub mod report;
 pub mod runner;
+pub mod sandbox;
 pub mod spec;
 pub mod subject;
 pub mod text;

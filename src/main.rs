@@ -5,9 +5,9 @@ use parcall::cli::{self, exit, Cli};
 use std::io::Write;
 
 fn main() {
-    // The sandbox helper (process::jail) is this binary started with a plan, before any
+    // The sandbox helper (`sandbox`) is this binary started with a plan, before any
     // command line parsing or thread.
-    if let Some(code) = parcall::process::jail::entered() {
+    if let Some(code) = parcall::sandbox::entered() {
         std::process::exit(code);
     }
     // Before any thread starts (see process::interrupt): SIGINT, SIGTERM and SIGHUP end the

@@ -6,11 +6,11 @@ use crate::grade::{
     gradebook::{self, Run, Shard},
     out::OutDir,
     rubric::Rubric,
-    sandbox::{self, Capabilities, Sandbox, SandboxError},
     DiscoverError, Grading,
 };
 use crate::process::Limits;
 use crate::runner::Settings;
+use crate::sandbox::{self, Capabilities, Sandbox, SandboxError};
 use crate::spec::Function;
 use std::io::Write;
 use std::path::PathBuf;
@@ -47,7 +47,7 @@ enum GradeError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     #[error(transparent)]
-    Seed(#[from] crate::grade::sandbox::seed::SeedError),
+    Seed(#[from] crate::process::random::SeedError),
     /// The canary's own message: what it tried and what to check.
     #[error(transparent)]
     Canary(crate::grade::CanaryError),
@@ -57,7 +57,7 @@ fn limits(args: &GradeArgs) -> Limits {
     Limits {
         memory_bytes: Some(args.memory_mib << 20),
         cpu_seconds: Some(args.cpu_seconds),
-        processes: Some(crate::grade::sandbox::TASKS),
+        processes: Some(crate::sandbox::TASKS),
         file_bytes: Some(16 << 20),
         ..Limits::default()
     }
@@ -142,7 +142,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
     let existing = grade::out::check_out(&args.out, &named, args.overwrite, shard)?;
     let seed = match args.seed {
         Some(seed) => seed,
-        None => crate::grade::sandbox::seed::fresh()?,
+        None => crate::process::random::fresh()?,
     };
     let runtimes = sandbox::declare_runtimes(&args.runtime, &args.python, &args.node)?;
     let sandbox = Sandbox::new(runtimes, limits(args))?;
@@ -362,7 +362,7 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
     let defaults = Limits {
         memory_bytes: Some(1024 << 20),
         cpu_seconds: Some(120),
-        processes: Some(crate::grade::sandbox::TASKS),
+        processes: Some(crate::sandbox::TASKS),
         file_bytes: Some(16 << 20),
         ..Limits::default()
     };
@@ -374,13 +374,13 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
     }
     // SAFETY: geteuid(2) takes no argument and cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
-    let containment = crate::process::contain::detect();
+    let containment = crate::sandbox::contain::detect();
     writeln!(
         out,
         "parcall check on this machine: {}",
         containment.describe()
     )?;
-    if let Some(reason) = crate::process::contain::sandbox_error(root) {
+    if let Some(reason) = crate::sandbox::contain::sandbox_error(root) {
         writeln!(
             out,
             "  the sandbox cannot start here, so implementations see this machine's files, /proc and network: {reason}"
@@ -394,7 +394,7 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
     // Submissions run with a scrubbed PATH, so `--python python3` (or `--node node`) may
     // name another interpreter than the one on this shell's PATH (and one the submission
     // uid can read).
-    let path = crate::grade::sandbox::SANDBOX_PATH;
+    let path = crate::sandbox::SANDBOX_PATH;
     for (program, flag) in [("python3", "--python"), ("node", "--node")] {
         match sandbox_version(program) {
             Some(version) => {
@@ -411,7 +411,7 @@ fn sandbox_version(program: &str) -> Option<String> {
     std::process::Command::new(program)
         .arg("--version")
         .env_clear()
-        .env("PATH", crate::grade::sandbox::SANDBOX_PATH)
+        .env("PATH", crate::sandbox::SANDBOX_PATH)
         .output()
         .ok()
         .filter(|o| o.status.success())

@@ -431,13 +431,11 @@ impl ProcessArgs {
         &self,
         python: &std::ffi::OsStr,
         node: &std::ffi::OsStr,
-    ) -> Result<crate::process::jail::Runtimes, crate::process::jail::RuntimeError> {
+    ) -> Result<crate::sandbox::Runtimes, crate::sandbox::RuntimeError> {
         let search = std::env::var_os("PATH").unwrap_or_default();
-        Ok(
-            crate::process::jail::Runtimes::declare(&self.runtime, &search)?
-                .or_found("python", python, &search)
-                .or_found("node", node, &search),
-        )
+        Ok(crate::sandbox::Runtimes::declare(&self.runtime, &search)?
+            .or_found("python", python, &search)
+            .or_found("node", node, &search))
     }
 
     /// The environment the implementation gets.

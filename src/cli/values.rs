@@ -48,9 +48,9 @@ pub fn existing_folder(text: &str) -> Result<std::path::PathBuf, String> {
 }
 
 /// `--runtime NAME=PATH`: a program the caller declares (see
-/// [`crate::process::jail::Runtimes`]), found when the runtimes are declared.
+/// [`crate::sandbox::Runtimes`]), found when the runtimes are declared.
 pub fn runtime(text: &str) -> Result<(String, std::ffi::OsString), String> {
-    crate::process::jail::Runtimes::parse_flag(text).map_err(|e| e.to_string())
+    crate::sandbox::Runtimes::parse_flag(text).map_err(|e| e.to_string())
 }
 
 /// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).

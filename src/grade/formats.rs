@@ -78,7 +78,7 @@ pub fn for_student(graded: &Graded, text: &str, limit: usize) -> String {
         text = without_host_path(&text, &path.display().to_string());
     }
     // The sandbox's own home: the submission's copy, so a path in it is the student's.
-    text = text.replace(&format!("{}/", crate::process::jail::HOME), "");
+    text = text.replace(&format!("{}/", crate::sandbox::HOME), "");
     cap(&terminal::multiline(&text), limit)
 }
 

@@ -81,7 +81,7 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// A protection and whether it was active (see [`super::sandbox::Protection`]).
+/// A protection and whether it was active (see [`crate::sandbox::Protection`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProtectionRecord {
@@ -90,7 +90,7 @@ pub struct ProtectionRecord {
     pub detail: String,
 }
 
-/// Where the run's submissions ran (see [`super::sandbox::RunSite`]).
+/// Where the run's submissions ran (see [`crate::sandbox::RunSite`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SiteRecord {
@@ -139,7 +139,7 @@ pub struct Run {
 
 impl Run {
     /// The protections as a gradebook records them.
-    pub fn protections(protections: &[super::sandbox::Protection]) -> Vec<ProtectionRecord> {
+    pub fn protections(protections: &[crate::sandbox::Protection]) -> Vec<ProtectionRecord> {
         protections
             .iter()
             .map(|p| ProtectionRecord {
@@ -151,7 +151,7 @@ impl Run {
     }
 
     /// The site as a gradebook records it.
-    pub fn site(site: &super::sandbox::RunSite) -> SiteRecord {
+    pub fn site(site: &crate::sandbox::RunSite) -> SiteRecord {
         SiteRecord {
             workspace: site.workspace.display().to_string(),
             uids: site.uids.as_ref().map(|block| UidBlock {

@@ -2,19 +2,14 @@
 //! the whole class, recorded so a regrade reproduces every grade), with feedback a student
 //! can act on and the formats course platforms read.
 
-pub mod cgroup;
 mod discover;
 pub mod formats;
 pub mod gradebook;
 pub mod html;
-pub mod intake;
 pub mod merge;
 pub mod out;
-pub mod protections;
+pub mod prepare;
 pub mod rubric;
-pub mod sandbox;
-pub use crate::process::uids;
-pub mod workspace;
 
 pub use discover::{
     discover, shard, DiscoverError, Discovered, Kind, Manifest, Submission, MANIFEST,
@@ -25,9 +20,10 @@ use crate::fuzz;
 use crate::judge::Judge;
 use crate::report::{Report, Verdict};
 use crate::runner::Settings;
+use crate::sandbox::Sandbox;
 use crate::spec::{Function, Spec, SpecCase};
+use prepare::PrepareError;
 use rubric::{RequirementScore, Rubric};
-use sandbox::{PrepareError, Sandbox};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -36,8 +32,8 @@ use std::time::{Duration, Instant};
 /// Why the canary, and so every submission, cannot run: a set-up error.
 #[derive(Debug, thiserror::Error)]
 pub enum CanaryError {
-    #[error(transparent)]
-    Sandbox(#[from] sandbox::SandboxError),
+    #[error("cannot write the canary to a temporary folder: {0}")]
+    Write(#[from] std::io::Error),
     #[error(transparent)]
     Prepare(#[from] PrepareError),
     #[error(
@@ -216,9 +212,9 @@ impl Grading<'_> {
     /// when it fails, the limits fail correct submissions; either is a set-up error, not a
     /// class of zeros.
     pub fn canary(&self) -> Result<(), CanaryError> {
-        let (_dir, canary) = self.sandbox.canary()?;
-        let prepared = self.sandbox.prepare(0, &canary)?;
-        let cases = sandbox::canary_cases(&self.spec.cases, &self.functions);
+        let (_dir, canary) = prepare::canary()?;
+        let prepared = prepare::prepare(self.sandbox, 0, &canary)?;
+        let cases = prepare::canary_cases(&self.spec.cases, &self.functions);
         let plan = check::Plan {
             functions: &self.functions,
             seed: self.seed,
@@ -252,7 +248,7 @@ impl Grading<'_> {
             .cloned()
             .collect();
         // Slot 0 is the canary's.
-        let prepared = match self.sandbox.prepare(index + 1, submission) {
+        let prepared = match prepare::prepare(self.sandbox, index + 1, submission) {
             Ok(prepared) => prepared,
             Err(PrepareError::Refused(refusal)) => {
                 return self.not_graded(submission, None, Some(refusal.to_string()), started)

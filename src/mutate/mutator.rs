@@ -5,8 +5,9 @@
 //! input to a parser.
 
 use super::{Mutant, MutantId};
-use crate::process::jail::Runtimes;
-use crate::process::{contain, Child, Event, Launch, Limits, Received};
+use crate::process::{Child, Event, Launch, Limits, Received};
+use crate::sandbox::contain;
+use crate::sandbox::Runtimes;
 use crate::subject::adapters::resolve_program;
 use crate::subject::environment::EnvPolicy;
 use serde::Deserialize;

@@ -108,7 +108,7 @@ fn clean_up() {
         unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
         super::sweep(marker);
     }
-    super::contain::kill_orphans();
+    super::orphans::kill_orphans();
     for folder in super::lock(&FOLDERS).iter() {
         let _ = std::fs::remove_dir_all(folder);
     }

@@ -3,19 +3,16 @@
 //! before exec, a deadline on every read, and the whole process group killed and reaped on
 //! drop, with a sweep for anything that escaped the group.
 
-pub mod contain;
 pub mod cpu;
 pub mod data;
 pub mod interrupt;
-pub mod jail;
+pub mod orphans;
 mod pipes;
 pub mod random;
 mod reaper;
 mod tail;
 mod threads;
-pub mod uids;
 
-pub use contain::Containment;
 pub use reaper::{sweep, MARKER_VARIABLE};
 pub use tail::Tail;
 
@@ -235,7 +232,7 @@ impl Child {
         let mut child = command.spawn()?;
         interrupt::child_started(child.id(), &marker);
         drop(held);
-        contain::register(child.id());
+        orphans::register(child.id());
         let mut threads = Vec::new();
         if let (Some(bytes), Some(stdin)) = (launch.stdin.clone(), child.stdin.take()) {
             // On a thread: a child that stops reading must not stall the runner. The thread
@@ -335,8 +332,8 @@ impl Child {
         if let Ok(status) = self.child.wait() {
             self.status.get_or_insert(status);
         }
-        contain::unregister(self.child.id());
-        contain::kill_orphans();
+        orphans::unregister(self.child.id());
+        orphans::kill_orphans();
         // Closing the request pipe ends the writer thread; the readers of stdout and stderr
         // end at EOF once every process holding the pipes is dead. They are detached, not
         // joined: a process that escaped both the group and the sweep must not hang the

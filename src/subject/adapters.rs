@@ -6,8 +6,9 @@
 use super::environment::EnvPolicy;
 use super::launch::{self, Contained, Language, Wrap};
 use super::manifest::MANIFEST;
-use crate::process::jail::{Choice, Runtimes};
-use crate::process::{contain, interrupt, Containment, Launch, Limits};
+use crate::process::{interrupt, Launch, Limits};
+use crate::sandbox::{contain, Containment};
+use crate::sandbox::{Choice, Runtimes};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ pub enum PrepareError {
     #[error("cannot write the adapter to a temporary folder: {0}")]
     Io(#[from] std::io::Error),
     #[error(transparent)]
-    Runtime(#[from] crate::process::jail::RuntimeError),
+    Runtime(#[from] crate::sandbox::RuntimeError),
 }
 
 /// A launch and what it needs to stay alive (the adapter's temporary folder).

@@ -3,8 +3,9 @@
 //! itself. `check` and `grade` both build their launches here and differ only in the
 //! [`Wrap`] they apply: `check`'s containment, or `grade`'s sandbox.
 
-use crate::process::jail::Runtimes;
-use crate::process::{contain, Containment, Launch, Limits};
+use crate::process::{Launch, Limits};
+use crate::sandbox::Runtimes;
+use crate::sandbox::{contain, Containment};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,7 @@ use crate::common;
 use common::browser::{chromium, rendered};
 use common::{parcall, root, stdout, temp_dir};
 use parcall::compare::{self, CellVerdict, Entry, Matrix};
-use parcall::process::jail::Runtimes;
+use parcall::sandbox::Runtimes;
 use parcall::spec::{Function, Spec};
 use parcall::subject::adapters;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{copy_from_repo, gradebook, processes_of, root, site};
-use parcall::grade::sandbox::Capabilities;
+use parcall::sandbox::Capabilities;
 use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{copy_from_repo, gradebook_entry, root, scores, site};
-use parcall::grade::sandbox::Capabilities;
+use parcall::sandbox::Capabilities;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -169,7 +169,7 @@ fn the_parcall_binary_never_reaches_a_graded_submission() {
 /// command line is readable by every user of the machine in `ps`.
 #[test]
 fn the_jail_plan_is_not_on_the_helpers_command_line() {
-    use parcall::process::jail;
+    use parcall::sandbox as jail;
     let Some(helper) = jail::helper() else {
         eprintln!("skipped: no parcall binary built beside the tests");
         return;

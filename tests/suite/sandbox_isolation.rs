@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{copy_from_repo, root, scores, site};
-use parcall::grade::sandbox::Capabilities;
+use parcall::sandbox::Capabilities;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -210,7 +210,7 @@ fn keyrings_of_the_grader_and_of_earlier_submissions_stay_out_of_reach() {
 fn check_gives_the_implementation_none_of_the_callers_environment_stdout_or_binary() {
     // SAFETY: geteuid(2) takes no argument and cannot fail.
     let root_user = unsafe { libc::geteuid() } == 0;
-    if let Some(reason) = parcall::process::contain::sandbox_error(root_user) {
+    if let Some(reason) = parcall::sandbox::contain::sandbox_error(root_user) {
         eprintln!("skipped: the sandbox cannot start here ({reason})");
         return;
     }

@@ -190,13 +190,13 @@ fn answers() -> Option<&'static BTreeMap<String, String>> {
 fn probe() -> Option<BTreeMap<String, String>> {
     // SAFETY: geteuid(2) takes no argument and cannot fail.
     let root_user = unsafe { libc::geteuid() } == 0;
-    if let Some(reason) = parcall::process::contain::sandbox_error(root_user) {
+    if let Some(reason) = parcall::sandbox::contain::sandbox_error(root_user) {
         eprintln!("skipped: the sandbox cannot start here ({reason})");
         return None;
     }
     let work = tempfile::tempdir().unwrap();
     let module = work.path().join("probe.py");
-    let limit = parcall::process::jail::SCRATCH_INODES;
+    let limit = parcall::sandbox::SCRATCH_INODES;
     std::fs::write(&module, format!("SCRATCH_INODES = {limit}\n{PROBE}")).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
     command
@@ -335,7 +335,7 @@ fn the_scratch_filesystem_holds_no_more_files_than_its_inode_limit() {
         .unwrap_or_else(|| panic!("{answers:?}"));
     assert_eq!(answer, "ENOSPC", "{answers:?}");
     let made: u64 = made.parse().unwrap();
-    assert!(made < parcall::process::jail::SCRATCH_INODES, "{made}");
+    assert!(made < parcall::sandbox::SCRATCH_INODES, "{made}");
 }
 
 /// docs/sandbox.md lists every family the filter refuses, under the name `parcall doctor`
@@ -343,7 +343,7 @@ fn the_scratch_filesystem_holds_no_more_files_than_its_inode_limit() {
 #[test]
 fn the_documented_families_are_the_refused_ones() {
     let docs = std::fs::read_to_string(common::root().join("docs/sandbox.md")).unwrap();
-    for refused in parcall::process::jail::seccomp::REFUSED {
+    for refused in parcall::sandbox::seccomp::REFUSED {
         let row = format!(
             "| {} | {} | {} |",
             refused.family, refused.calls, refused.why

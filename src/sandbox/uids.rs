@@ -59,7 +59,7 @@ impl Lease {
             .iter()
             .flat_map(|f| subordinate_ranges(&std::fs::read_to_string(f).unwrap_or_default()))
             .collect();
-        let start = (super::random::fresh().map_or(u64::from(std::process::id()), |r| r)
+        let start = (crate::process::random::fresh().map_or(u64::from(std::process::id()), |r| r)
             % u64::from(BLOCKS)) as u32;
         for offset in 0..BLOCKS {
             let block = (start + offset) % BLOCKS;

@@ -3,7 +3,7 @@
 //! and the implementation gets none of the caller's privileges, environment, stdout or `/proc`.
 //!
 //! Where the OS allows, the implementation runs in the sandbox that starts from nothing
-//! ([`super::jail`]): PID 1 of its own PID namespace with a `/proc` of its own, in an empty
+//! ([`super::assemble`]): PID 1 of its own PID namespace with a `/proc` of its own, in an empty
 //! root holding its interpreter and a copy of its files, under an unprivileged uid (one of
 //! its own when parcall is root, parcall's user otherwise) with no capabilities. Where only a
 //! PID namespace is allowed, util-linux `unshare --pid --fork --kill-child` (in a user
@@ -11,14 +11,13 @@
 //! implementation are re-parented to parcall instead of init, so they stay findable, and
 //! are killed with the run.
 
-use super::jail::{self, Runtimes, Step};
-use super::Launch;
-use std::collections::HashMap;
+use super::{Runtimes, Step, SCRATCH_BYTES};
+use crate::process::{orphans, Launch};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// How the processes of an implementation are kept from outliving their run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,16 +111,12 @@ fn probe() -> Containment {
 
 /// Makes this process a child subreaper, so orphans of the implementation stay findable.
 fn subreaper(reason: String) -> Containment {
-    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) takes integers only, no pointer, and changes only
-    // this process's re-parenting rule, which no Rust invariant depends on.
-    if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
-        let error = std::io::Error::last_os_error();
-        return Containment::Subreaper {
+    match orphans::become_subreaper() {
+        Ok(()) => Containment::Subreaper { reason },
+        Err(error) => Containment::Subreaper {
             reason: format!("{reason}; and PR_SET_CHILD_SUBREAPER failed: {error}"),
-        };
+        },
     }
-    SUBREAPER.get_or_init(|| ());
-    Containment::Subreaper { reason }
 }
 
 /// Why the sandbox cannot start here (probed once per process), or `None` when it can.
@@ -133,7 +128,7 @@ pub fn sandbox_error(root: bool) -> Option<String> {
                 Ok(ids) => ids,
                 Err(error) => return Some(error),
             };
-            jail::probe(uid, gid).err()
+            super::probe(uid, gid).err()
         })
         .clone()
 }
@@ -189,11 +184,8 @@ pub fn wrap(launch: &Launch, containment: &Containment, runtimes: &Runtimes) -> 
     }
 }
 
-/// Everything writable of one sandbox together (its home and /tmp).
-const SCRATCH_BYTES: u64 = 64 << 20;
-
 fn sandboxed(launch: &Launch, root: bool, runtimes: &Runtimes) -> Launch {
-    let Some(helper) = jail::helper() else {
+    let Some(helper) = super::helper() else {
         // The probe found it; it cannot have gone since.
         return launch.clone();
     };
@@ -205,11 +197,11 @@ fn sandboxed(launch: &Launch, root: bool, runtimes: &Runtimes) -> Launch {
                 .filter(|(k, _)| k != "HOME" && k != "TMPDIR")
                 .cloned()
                 .chain([
-                    ("HOME".into(), OsString::from(jail::HOME)),
+                    ("HOME".into(), OsString::from(super::HOME)),
                     ("TMPDIR".into(), OsString::from("/tmp")),
                 ])
                 .collect();
-            jail::launch(
+            super::launch(
                 &plan,
                 &Launch {
                     env,
@@ -218,13 +210,13 @@ fn sandboxed(launch: &Launch, root: bool, runtimes: &Runtimes) -> Launch {
                 &helper,
             )
         }
-        Err(message) => jail::failing(&message, launch, &helper),
+        Err(message) => super::failing(&message, launch, &helper),
     }
 }
 
 /// The sandbox of a launch: its program and what it needs, and a copy of the folder of each
 /// file its command names (the module, the adapter), at the same place, read-only.
-fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<jail::Plan, String> {
+fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<super::Plan, String> {
     let argv: Vec<PathBuf> = launch
         .command_line()
         .into_iter()
@@ -275,7 +267,7 @@ fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<jail::Plan, 
     }
     let inside_cwd = cwd.clone();
     let (uid, gid) = sandbox_ids(root)?;
-    let plan = jail::assemble(jail::Request {
+    let plan = super::assemble(super::Request {
         argv,
         path,
         cwd_outside: cwd,
@@ -317,8 +309,8 @@ fn own_files(file: &Path, cwd: &Path) -> Step {
     let chosen = candidates
         .into_iter()
         .rev()
-        .filter(|f| !shared(f) && jail::copy_holds(f, file))
-        .find(|f| jail::fits(f));
+        .filter(|f| !shared(f) && super::copy_holds(f, file))
+        .find(|f| super::fits(f));
     match chosen {
         Some(folder) => Step::Copy {
             source: folder.to_owned(),
@@ -331,96 +323,4 @@ fn own_files(file: &Path, cwd: &Path) -> Step {
             skip_hidden: true,
         },
     }
-}
-
-/// Set once this process is a subreaper: only then are orphans swept.
-static SUBREAPER: OnceLock<()> = OnceLock::new();
-
-/// The pids of the implementation processes alive now (`Child`s not yet reaped), whose
-/// descendants are theirs, not orphans.
-static LIVE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-pub(super) fn register(pid: u32) {
-    super::lock(&LIVE).push(pid);
-}
-
-pub(super) fn unregister(pid: u32) {
-    super::lock(&LIVE).retain(|p| *p != pid);
-}
-
-/// In subreaper mode, kills and reaps every descendant of this process that does not
-/// descend from a live implementation process: what a finished run left behind.
-///
-/// Assumes this process starts no other children while it is a subreaper (true of
-/// `parcall check`, the only command that falls back to it).
-pub(super) fn kill_orphans() {
-    if SUBREAPER.get().is_none() {
-        return;
-    }
-    let own = std::process::id();
-    // A process killed while forking may leave a child that is re-parented to us only after
-    // its parent is reaped; so the sweep repeats until a pass finds nothing (bounded, in
-    // case something forks faster than we kill).
-    for _ in 0..100 {
-        let live = super::lock(&LIVE).clone();
-        let victims = descendants(own, &live);
-        if victims.is_empty() {
-            return;
-        }
-        for (pid, _) in &victims {
-            // SAFETY: kill(2) takes integers only and touches no memory of this process; the
-            // victims are descendants of this process, never this process itself.
-            unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
-        }
-        for (pid, parent) in &victims {
-            if *parent == own {
-                // Our child now (re-parented): reap it so it leaves no zombie. SIGKILL was
-                // sent, so the wait ends as soon as the kernel has torn it down.
-                let mut status = 0;
-                // SAFETY: waitpid(2) writes one int through `&mut status`, a live local; the
-                // pid is our child, so reaping it steals no `Child` of the standard library
-                // (those are in LIVE and excluded from the victims).
-                unsafe { libc::waitpid(*pid as i32, &mut status, 0) };
-            }
-        }
-    }
-}
-
-/// Every (pid, parent) below `root`, skipping the subtrees of the `live` pids.
-fn descendants(root: u32, live: &[u32]) -> Vec<(u32, u32)> {
-    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (pid, parent) in process_table() {
-        children.entry(parent).or_default().push(pid);
-    }
-    let mut found = Vec::new();
-    let mut stack = vec![root];
-    while let Some(parent) = stack.pop() {
-        for &pid in children.get(&parent).into_iter().flatten() {
-            if !live.contains(&pid) {
-                found.push((pid, parent));
-                stack.push(pid);
-            }
-        }
-    }
-    found
-}
-
-/// (pid, parent pid) of every process, from `/proc/PID/stat` (readable even for processes
-/// that made themselves undumpable).
-fn process_table() -> Vec<(u32, u32)> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // `PID (COMM) STATE PPID ...`: COMM may hold spaces and parentheses, so the
-            // fields are counted from the last `)`.
-            let rest = &stat[stat.rfind(')')? + 1..];
-            let parent: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
-            Some((pid, parent))
-        })
-        .collect()
 }

@@ -3,9 +3,9 @@
 
 use super::cgroup::{CgroupError, Cgroups};
 use super::intake::BOUNDS;
-use super::sandbox::{SCRATCH_BYTES, TASKS};
 use super::uids::{FIRST_UID, LAST_UID, UIDS_PER_RUN};
-use crate::process::{jail, Limits};
+use super::{SCRATCH_BYTES, TASKS};
+use crate::process::Limits;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -41,13 +41,13 @@ pub fn probe_jail() -> Result<(), String> {
     } else {
         (uid, gid)
     };
-    jail::probe(uid, gid)
+    super::probe(uid, gid)
 }
 
 /// What the system-call filter refuses, for the protection's detail: it is in force wherever
 /// the sandbox starts, since the sandbox does not start without it.
 fn system_call_filter() -> String {
-    let families: Vec<&str> = jail::seccomp::REFUSED.iter().map(|r| r.family).collect();
+    let families: Vec<&str> = super::seccomp::REFUSED.iter().map(|r| r.family).collect();
     format!(
         "an allowlist modelled on Docker's default profile, in force from exec on (the sandbox does not start without it); refused (EPERM unless said): {}",
         families.join("; ")
@@ -155,7 +155,7 @@ impl Capabilities {
             isolated("user namespace (keyrings die with it)", "it runs as uid 1000 of a user namespace of its own, mapped to one uid of the machine; its user and persistent keyrings live in that namespace"),
             isolated("session keyring of its own", "a new anonymous session keyring: none of the grader's keys is possessed or reachable"),
             isolated("no capabilities, no_new_privs", "permitted, effective, inheritable, ambient and bounding sets emptied; no_new_privs set; every bound file nosuid"),
-            isolated("private size-limited filesystem", &format!("one {} MiB tmpfs of at most {} files and folders for its folder, /tmp, /var/tmp and /dev/shm, gone with the submission; everything else read-only", SCRATCH_BYTES >> 20, jail::SCRATCH_INODES)),
+            isolated("private size-limited filesystem", &format!("one {} MiB tmpfs of at most {} files and folders for its folder, /tmp, /var/tmp and /dev/shm, gone with the submission; everything else read-only", SCRATCH_BYTES >> 20, super::SCRATCH_INODES)),
             isolated("system-call filter (seccomp, default deny)", &system_call_filter()),
             Protection {
                 name: "unprivileged uid per submission",
