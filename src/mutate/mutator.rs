@@ -111,7 +111,7 @@ pub fn make(
         stdin: None,
     };
     let runtimes = Runtimes::default().with("python", Path::new(&launch.program));
-    let launch = contain::wrap(&launch, &contain::detect(), &runtimes);
+    let launch = contain::wrap(&launch, &contain::detect(), &runtimes, None);
     let mut child =
         Child::spawn(&launch).map_err(|e| MutatorError::Failed(format!("cannot start: {e}")))?;
     let filename = path

@@ -160,12 +160,32 @@ fn sandbox_ids(root: bool) -> Result<(u32, u32), String> {
     Ok((first + offset, first + offset))
 }
 
+/// Why `check`'s sandbox could not be laid out: reported where the implementation's output
+/// would be, and the implementation never runs.
+#[derive(Debug, thiserror::Error)]
+pub enum ContainError {
+    #[error("cannot read the current folder: {0}")]
+    CurrentFolder(std::io::Error),
+    #[error("cannot lease the sandbox's uids: {0}")]
+    Uids(String),
+    #[error(transparent)]
+    Layout(#[from] super::layout::LayoutError),
+    #[error("{}: the folder does not fit a copy's bounds (16 MiB and 1000 files, hidden entries and build folders left out)", .0.display())]
+    TooLarge(PathBuf),
+}
+
 /// The launch run inside the containment: in the sandbox, the helper runs the program in
-/// an empty root with a copy of the files its command names, laying out only the programs of
+/// an empty root with a copy of the files its command names (of `own_folder` alone, for a
+/// manifest's program, whose arguments are its own words), laying out only the programs of
 /// `runtimes` (the caller's); in a PID namespace, `unshare` starts the program.
-pub fn wrap(launch: &Launch, containment: &Containment, runtimes: &Runtimes) -> Launch {
+pub fn wrap(
+    launch: &Launch,
+    containment: &Containment,
+    runtimes: &Runtimes,
+    own_folder: Option<&Path>,
+) -> Launch {
     if let Containment::Sandbox { root } = containment {
-        return sandboxed(launch, *root, runtimes);
+        return sandboxed(launch, *root, runtimes, own_folder);
     }
     let Containment::PidNamespace { user_namespace } = containment else {
         return launch.clone();
@@ -184,39 +204,44 @@ pub fn wrap(launch: &Launch, containment: &Containment, runtimes: &Runtimes) -> 
     }
 }
 
-fn sandboxed(launch: &Launch, root: bool, runtimes: &Runtimes) -> Launch {
+fn sandboxed(
+    launch: &Launch,
+    root: bool,
+    runtimes: &Runtimes,
+    own_folder: Option<&Path>,
+) -> Launch {
     let Some(helper) = super::helper() else {
         // The probe found it; it cannot have gone since.
         return launch.clone();
     };
-    match plan(launch, root, runtimes) {
-        Ok(plan) => {
-            let env = launch
-                .env
-                .iter()
-                .filter(|(k, _)| k != "HOME" && k != "TMPDIR")
-                .cloned()
-                .chain([
-                    ("HOME".into(), OsString::from(super::HOME)),
-                    ("TMPDIR".into(), OsString::from("/tmp")),
-                ])
-                .collect();
-            super::launch(
-                &plan,
-                &Launch {
-                    env,
-                    ..launch.clone()
-                },
-                &helper,
-            )
-        }
-        Err(message) => super::failing(&message, launch, &helper),
-    }
+    let env = launch
+        .env
+        .iter()
+        .filter(|(k, _)| k != "HOME" && k != "TMPDIR")
+        .cloned()
+        .chain([
+            ("HOME".into(), OsString::from(super::HOME)),
+            ("TMPDIR".into(), OsString::from("/tmp")),
+        ])
+        .collect();
+    let inner = Launch {
+        env,
+        ..launch.clone()
+    };
+    let enclosed = request(launch, root, runtimes, own_folder)
+        .and_then(|request| Ok(super::enclose(request, &inner)?));
+    enclosed.unwrap_or_else(|error| super::failing(&error.to_string(), launch, &helper))
 }
 
 /// The sandbox of a launch: its program and what it needs, and a copy of the folder of each
-/// file its command names (the module, the adapter), at the same place, read-only.
-fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<super::Plan, String> {
+/// file its command names (the module, the adapter), at the same place, read-only; for a
+/// manifest's program, a copy of its folder only.
+fn request(
+    launch: &Launch,
+    root: bool,
+    runtimes: &Runtimes,
+    own_folder: Option<&Path>,
+) -> Result<super::Request, ContainError> {
     let argv: Vec<PathBuf> = launch
         .command_line()
         .into_iter()
@@ -224,9 +249,7 @@ fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<super::Plan,
         .collect();
     let cwd = match &launch.current_dir {
         Some(dir) => dir.clone(),
-        None => {
-            std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?
-        }
+        None => std::env::current_dir().map_err(ContainError::CurrentFolder)?,
     };
     let path = launch
         .env
@@ -235,43 +258,21 @@ fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<super::Plan,
         .map(|(_, v)| v.clone())
         .or_else(|| std::env::var_os("PATH"))
         .unwrap_or_default();
-    let mut copies: Vec<Step> = Vec::new();
-    for (index, word) in argv.iter().enumerate() {
-        // A declared runtime is laid out with what it needs, and a bare name is one or is
-        // refused; any other program is a file of the implementation's own (`./run.sh`, or
-        // a manifest's program made absolute), copied with its folder and run only inside.
-        if index == 0 && (word.components().count() == 1 || runtimes.trusts(word)) {
-            continue;
-        }
-        let named = cwd.join(word);
-        // A folder named as an argument is copied whole: a class path (`java -cp out Main`)
-        // names the folder of the classes, never a file.
-        let copy = if named.is_file() {
-            own_files(&named, &cwd)
-        } else if index > 0 && named.is_dir() {
-            own_files(&named.join("-"), &cwd)
-        } else {
-            continue;
-        };
-        // One copy per place: a copy inside another (the adapter's folder in the module's
-        // project, a `TMPDIR` under it) is already there, in whichever order they come.
-        if !copies.iter().any(|c| copy.path().starts_with(c.path())) {
-            copies.retain(|c| !c.path().starts_with(copy.path()));
-            copies.push(copy);
-        }
-    }
+    let mut copies = match own_folder {
+        Some(folder) => folder_copies(folder, &argv[0], runtimes)?,
+        None => named_copies(&argv, &cwd, runtimes),
+    };
     // It starts in the caller's folder (empty unless a copy lands there), so relative names
     // in its command mean what they mean to the caller.
     if !copies.iter().any(|c| cwd.starts_with(c.path())) {
         copies.push(Step::Dir { path: cwd.clone() });
     }
-    let inside_cwd = cwd.clone();
-    let (uid, gid) = sandbox_ids(root)?;
-    let plan = super::assemble(super::Request {
+    let (uid, gid) = sandbox_ids(root).map_err(ContainError::Uids)?;
+    Ok(super::Request {
         argv,
         path,
-        cwd_outside: cwd,
-        cwd: inside_cwd,
+        cwd_outside: cwd.clone(),
+        cwd,
         runtimes: runtimes.clone(),
         every_runtime: false,
         readable: launch.readable.clone(),
@@ -282,8 +283,64 @@ fn plan(launch: &Launch, root: bool, runtimes: &Runtimes) -> Result<super::Plan,
         scratch_bytes: SCRATCH_BYTES,
         cgroup_procs: Vec::new(),
     })
-    .map_err(|e| e.to_string())?;
-    Ok(plan)
+}
+
+/// The copies for a command the caller wrote (`--cmd`, a module under its adapter): the
+/// folder of each file or folder its words name.
+fn named_copies(argv: &[PathBuf], cwd: &Path, runtimes: &Runtimes) -> Vec<Step> {
+    let mut copies: Vec<Step> = Vec::new();
+    for (index, word) in argv.iter().enumerate() {
+        // A declared runtime is laid out with what it needs, and a bare name is one or is
+        // refused; any other program is a file of the implementation's own (`./run.sh`),
+        // copied with its folder and run only inside.
+        if index == 0 && (word.components().count() == 1 || runtimes.trusts(word)) {
+            continue;
+        }
+        let named = cwd.join(word);
+        // A folder named as an argument is copied whole: a class path (`java -cp out Main`)
+        // names the folder of the classes, never a file.
+        let copy = if named.is_file() {
+            own_files(&named, cwd)
+        } else if index > 0 && named.is_dir() {
+            own_files(&named.join("-"), cwd)
+        } else {
+            continue;
+        };
+        // One copy per place: a copy inside another (the adapter's folder in the module's
+        // project, a `TMPDIR` under it) is already there, in whichever order they come.
+        if !copies.iter().any(|c| copy.path().starts_with(c.path())) {
+            copies.retain(|c| !c.path().starts_with(copy.path()));
+            copies.push(copy);
+        }
+    }
+    copies
+}
+
+/// The copies for a manifest's program: its folder (hidden entries and build folders left
+/// out), and the folder below them that holds its program when the program is its own and
+/// lies in one (`target/release`). Its arguments are never read: a manifest is the
+/// implementation's, and a word of it naming a file of the machine must not copy that file.
+fn folder_copies(
+    folder: &Path,
+    program: &Path,
+    runtimes: &Runtimes,
+) -> Result<Vec<Step>, ContainError> {
+    let mut copies = Vec::new();
+    let fits = super::fits(folder);
+    if fits {
+        copies.push(Step::Copy {
+            source: folder.to_owned(),
+            path: folder.to_owned(),
+            skip_hidden: true,
+        });
+    }
+    let own = !runtimes.trusts(program) && program.starts_with(folder);
+    if own && !(fits && super::copy_holds(folder, program)) {
+        copies.push(own_files(program, folder));
+    } else if !fits {
+        return Err(ContainError::TooLarge(folder.to_owned()));
+    }
+    Ok(copies)
 }
 
 /// What is copied for a file the command names: the highest folder from the caller's

@@ -135,19 +135,14 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
     };
     // A relative path (`./run.sh`) is the implementation's own file, in its copy.
     let own_relative = |name: &Path| name.is_relative() && name.components().count() > 1;
-    let mut starts_own_program = false;
-    if let Some(name) = argv.first().filter(|n| !own_relative(n)) {
-        let found = layout::resolve(name.as_os_str(), &request.path, &request.cwd_outside);
-        match found {
-            Some(found) if request.runtimes.trusts(&found) => {
-                let program = layout::program(&mut builder, &found)?;
-                // Python behind a launcher script runs as the interpreter the script would start.
-                if program != found {
-                    argv[0] = program;
-                }
-            }
-            _ if name.is_absolute() && own(name) => starts_own_program = true,
-            _ => {
+    // Decided on the words alone: a file of its own copy is never looked up on the machine.
+    let starts_own_program = match argv.first() {
+        None => false,
+        Some(name) if own_relative(name) || (name.is_absolute() && own(name)) => true,
+        Some(name) => {
+            let found = layout::resolve(name.as_os_str(), &request.path, &request.cwd_outside)
+                .filter(|found| request.runtimes.trusts(found));
+            let Some(found) = found else {
                 return Err(layout::LayoutError {
                     program: name.display().to_string(),
                     reason: format!(
@@ -155,12 +150,16 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
                          the sandbox runs only the programs its caller declares (--runtime NAME=PATH)",
                         request.runtimes.names()
                     ),
-                })
+                });
+            };
+            let program = layout::program(&mut builder, &found)?;
+            // Python behind a launcher script runs as the interpreter the script would start.
+            if program != found {
+                argv[0] = program;
             }
+            false
         }
-    } else {
-        starts_own_program = true;
-    }
+    };
     if request.every_runtime || starts_own_program {
         for runtime in request.runtimes.iter() {
             layout::program(&mut builder, &runtime.program)?;

@@ -146,13 +146,17 @@ impl Runtimes {
         })
     }
 
-    /// The runtime `path` is (the same file, links followed).
+    /// The runtime `path` names: its program's path as declared or as found, links
+    /// followed, compared as words. Nothing is looked up on the machine: `path` may be a
+    /// submission's word, and even a look-up on the way to refusing it would reach the
+    /// machine's files (a link in a folder it names, an automounter) before the sandbox.
     pub fn holding(&self, path: &Path) -> Option<&Runtime> {
-        let real = std::fs::canonicalize(path).ok()?;
-        self.list.iter().find(|r| r.real == real)
+        self.list
+            .iter()
+            .find(|r| r.program == path || r.real == path)
     }
 
-    /// Whether `path` is one of the declared programs.
+    /// Whether `path` is one of the declared programs (see [`Runtimes::holding`]).
     pub fn trusts(&self, path: &Path) -> bool {
         self.holding(path).is_some()
     }

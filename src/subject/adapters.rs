@@ -57,6 +57,9 @@ pub struct Prepared {
     pub containment: Containment,
     /// The programs its containment may lay out by asking them: those the caller named.
     pub runtimes: Runtimes,
+    /// A manifest's folder: the only files of the machine its sandbox copies (its arguments
+    /// are its own words, never files to copy).
+    pub own_folder: Option<PathBuf>,
     _adapter_dir: Option<interrupt::TempDir>,
 }
 
@@ -73,6 +76,7 @@ impl Prepared {
         let contained = Contained {
             containment: &self.containment,
             runtimes: &self.runtimes,
+            own_folder: self.own_folder.as_deref(),
         };
         self.launch = contained.wrap(self.launch);
         self
@@ -108,6 +112,36 @@ pub fn resolve_program(name: &OsStr, flag: &'static str) -> Result<PathBuf, Prep
         .find(|candidate| executable(candidate).is_ok())
         .ok_or_else(|| problem("not found on PATH"))
         .and_then(absolute)
+}
+
+/// A manifest's program of its own folder, checked without following a link: each folder on
+/// the way and the file itself looked at with `lstat`, so a link planted in the folder
+/// (`bin -> /root`) tells nothing of the machine's files beyond it. One message for every
+/// reason, for the same cause.
+fn own_program(folder: &Path, file: &Path) -> Result<PathBuf, String> {
+    let refused = || {
+        format!(
+            "`{}` is not an executable regular file of the folder reached without a link",
+            file.strip_prefix(folder).unwrap_or(file).display()
+        )
+    };
+    let inner = file.strip_prefix(folder).map_err(|_| refused())?;
+    let mut walked = folder.to_owned();
+    let mut components = inner.components().peekable();
+    while let Some(component) = components.next() {
+        walked.push(component);
+        let metadata = std::fs::symlink_metadata(&walked).map_err(|_| refused())?;
+        let last = components.peek().is_none();
+        let fits = if last {
+            metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+        } else {
+            metadata.is_dir()
+        };
+        if !fits {
+            return Err(refused());
+        }
+    }
+    Ok(walked)
 }
 
 fn executable(path: &Path) -> Result<(), &'static str> {
@@ -189,6 +223,7 @@ fn under_adapter(
         target: path.display().to_string(),
         containment: Containment::ProcessGroup,
         runtimes: Runtimes::default().with(language.flag().trim_start_matches('-'), &interpreter),
+        own_folder: None,
         _adapter_dir: Some(dir),
     })
 }
@@ -243,6 +278,7 @@ pub fn command(line: &str, runtimes: &Runtimes, limits: Limits) -> Result<Prepar
         target: line.to_owned(),
         containment: Containment::ProcessGroup,
         runtimes: runtimes.clone().with("cmd", &program),
+        own_folder: None,
         _adapter_dir: None,
     })
 }
@@ -296,16 +332,16 @@ pub fn module_or_manifest(
         .expect("a read manifest names a program");
     let program = match runtimes.choose(program, &folder) {
         Ok(Choice::Runtime(program)) => program,
-        // Checked for existence only: it runs inside the sandbox, from its copy.
-        Ok(Choice::Own(file)) => resolve_program(file.as_os_str(), MANIFEST)?,
+        Ok(Choice::Own(file)) => own_program(&folder, &file).map_err(problem)?,
         Err(error) => return Err(problem(error.to_string())),
     };
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
     Ok(Prepared {
-        launch: launch::program(program.as_os_str(), &args, Some(folder), limits),
+        launch: launch::program(program.as_os_str(), &args, Some(folder.clone()), limits),
         target: path.display().to_string(),
         containment: Containment::ProcessGroup,
         runtimes: runtimes.clone(),
+        own_folder: Some(folder),
         _adapter_dir: None,
     })
 }
@@ -337,6 +373,7 @@ mod tests {
         let contained = Contained {
             containment: &prepared.containment,
             runtimes: &prepared.runtimes,
+            own_folder: None,
         }
         .wrap(built.clone());
         let line = contained.command_line();

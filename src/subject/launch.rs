@@ -111,11 +111,13 @@ impl<F: Fn(Launch) -> Launch> Wrap for F {
 pub struct Contained<'a> {
     pub containment: &'a Containment,
     pub runtimes: &'a Runtimes,
+    /// A manifest's folder (see [`contain::wrap`]).
+    pub own_folder: Option<&'a std::path::Path>,
 }
 
 impl Wrap for Contained<'_> {
     fn wrap(&self, inner: Launch) -> Launch {
-        contain::wrap(&inner, self.containment, self.runtimes)
+        contain::wrap(&inner, self.containment, self.runtimes, self.own_folder)
     }
 }
 

@@ -286,3 +286,64 @@ fn an_adapter_folder_inside_the_project_is_copied_once() {
         common::stdout(&output)
     );
 }
+
+/// A manifest's arguments are its own words: one naming a file of the machine does not copy
+/// that file into the sandbox (a pull request's `parcall.json` in `check DIR`).
+#[test]
+fn a_manifests_arguments_copy_nothing_of_the_machine() {
+    let work = tempfile::tempdir().unwrap();
+    let secret_dir = work.path().join("secret");
+    std::fs::create_dir(&secret_dir).unwrap();
+    let secret = secret_dir.join("key.txt");
+    let token = format!("TOKEN-{}-{}", std::process::id(), line!());
+    std::fs::write(&secret, &token).unwrap();
+    let folder = work.path().join("pr");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(
+        folder.join("impl.py"),
+        "import sys\nfor p in sys.argv[1:]:\n    try:\n        print('READ', open(p).read(), file=sys.stderr)\n    except OSError as e:\n        print('REFUSED', e, file=sys.stderr)\nsys.exit(3)\n",
+    )
+    .unwrap();
+    let manifest =
+        serde_json::json!({"cmd": ["python3", "impl.py", secret, secret_dir.join("key.txt")]});
+    std::fs::write(folder.join("parcall.json"), manifest.to_string()).unwrap();
+    let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-00*"]);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stderr),
+        common::stdout(&output)
+    );
+    assert!(all.contains("REFUSED"), "the probe did not run: {all}");
+    assert!(
+        !all.contains(&token),
+        "a file of the machine was copied in: {all}"
+    );
+}
+
+/// A program of the manifest's folder is checked without following a link: a link planted
+/// in the folder tells nothing of the files beyond it (one message whether they exist or not).
+#[test]
+fn a_link_in_the_folder_tells_nothing_of_the_machine() {
+    let work = tempfile::tempdir().unwrap();
+    let secret_dir = work.path().join("secret");
+    std::fs::create_dir(&secret_dir).unwrap();
+    std::fs::write(secret_dir.join("exists.txt"), "x").unwrap();
+    let folder = work.path().join("pr");
+    std::fs::create_dir(&folder).unwrap();
+    std::os::unix::fs::symlink(&secret_dir, folder.join("bin")).unwrap();
+    let mut messages = Vec::new();
+    for name in ["exists.txt", "absent.txt"] {
+        let manifest = serde_json::json!({"cmd": [format!("./bin/{name}")]});
+        std::fs::write(folder.join("parcall.json"), manifest.to_string()).unwrap();
+        let output = parcall(&["check", folder.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr).replace(name, "NAME");
+        messages.push(stderr);
+    }
+    assert_eq!(messages[0], messages[1]);
+    assert!(
+        messages[0].contains("reached without a link"),
+        "{}",
+        messages[0]
+    );
+}
