@@ -142,6 +142,9 @@ fn once_each(found: Vec<Submission>) -> (Vec<Submission>, Vec<String>) {
 /// path among equals), and each other entry is refused with the reason, under a name of its
 /// own, so one odd entry never stops the class.
 fn one_per_name(mut found: Vec<Submission>) -> Vec<Submission> {
+    for submission in &mut found {
+        submission.name = fitting_name(&submission.name);
+    }
     found.sort_by(|a, b| {
         let folder = |s: &Submission| s.source.is_dir();
         (&a.name, folder(a), &a.source).cmp(&(&b.name, folder(b), &b.source))
@@ -190,6 +193,28 @@ impl Submission {
             .as_deref()
             .filter(|r| r.starts_with("another submission is named"))
     }
+}
+
+/// The longest submission name kept whole, in bytes: a name is a results folder's name, and a
+/// file system refuses one past 255 bytes (with `~N` added to tell names apart, room to spare).
+const MAX_NAME_BYTES: usize = 200;
+
+/// `name`, or where it is longer than [`MAX_NAME_BYTES`] (an odd file name made UTF-8 grows
+/// threefold), its beginning and a digest of the whole, so two long names stay apart: one
+/// student's file name never stops the class's results from being written.
+fn fitting_name(name: &str) -> String {
+    if name.len() <= MAX_NAME_BYTES {
+        return name.to_owned();
+    }
+    let mut end = MAX_NAME_BYTES - 17;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    // FNV-1a: stable across runs and machines, so a regrade writes the same folders.
+    let digest = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{}~{digest:016x}", &name[..end])
 }
 
 fn stem(path: &Path) -> String {
@@ -396,6 +421,20 @@ pub fn shard(submissions: Vec<Submission>, index: usize, count: usize) -> Vec<Su
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name a file system would refuse as a folder's is shortened, and two long names that
+    /// share a beginning stay apart.
+    #[test]
+    fn long_names_fit_a_folder_name_and_stay_apart() {
+        let long = |tail: &str| format!("{}{tail}", "\u{fffd}".repeat(100));
+        let (a, b) = (fitting_name(&long("a")), fitting_name(&long("b")));
+        assert!(
+            a.len() <= MAX_NAME_BYTES && b.len() <= MAX_NAME_BYTES,
+            "{a}"
+        );
+        assert_ne!(a, b);
+        assert_eq!(fitting_name("alice"), "alice");
+    }
 
     fn names(submissions: &[Submission]) -> Vec<&str> {
         submissions.iter().map(|s| s.name.as_str()).collect()

@@ -232,6 +232,14 @@ mod tests {
     use crate::sandbox::{self as jail, declare_runtimes};
     use std::ffi::OsStr;
 
+    /// The adapters fit the room intake leaves in a submission's copy (64 KiB).
+    #[test]
+    fn the_adapters_fit_the_room_intake_leaves() {
+        for language in [Language::Python, Language::JavaScript] {
+            assert!(language.adapter().1.len() <= 64 << 10, "{language:?}");
+        }
+    }
+
     /// An entry named like the adapter parcall adds refuses that submission, with the
     /// reason: it no longer makes the run incomplete.
     #[test]

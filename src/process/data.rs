@@ -86,6 +86,9 @@ pub struct DataFile {
     pub mode: u32,
     pub dev: u64,
     pub ino: u64,
+    /// How many names the file has: more than one is a hard link, a name for a file that
+    /// may live elsewhere on the machine.
+    pub links: u64,
 }
 
 /// An entry opened as data.
@@ -163,6 +166,7 @@ fn entry_at(at: libc::c_int, name: &OsStr) -> Result<Entry, Refused> {
         mode: opened.st_mode,
         dev: opened.st_dev,
         ino: opened.st_ino,
+        links: u64::from(opened.st_nlink),
     }))
 }
 

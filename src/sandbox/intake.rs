@@ -27,8 +27,11 @@ pub struct Bounds {
 
 /// The default bounds: generous for a course exercise, small for a disk.
 pub const BOUNDS: Bounds = Bounds {
-    bytes: 16 << 20,
-    files: 1000,
+    // Room left for the adapter parcall adds to the copy (one file of at most 64 KiB), so a
+    // submission intake takes always fits the copy the sandbox's helper makes of it: a
+    // copy refused there would fail a correct submission as its own fault.
+    bytes: super::tree::MAX_BYTES - (64 << 10),
+    files: super::tree::MAX_ENTRIES - 1,
     depth: 8,
 };
 
@@ -42,6 +45,8 @@ pub enum Refusal {
     Special { path: String, kind: Special },
     #[error("{0} changed while parcall copied it: submit it again, unchanged")]
     Changed(String),
+    #[error("{0} is a hard link (the file has other names on this machine): submit a copy of the file itself")]
+    HardLink(String),
     #[error("the submission is larger than {limit} MiB (counting the apparent size of every file)", limit = .0 >> 20)]
     TooLarge(u64),
     #[error("the submission holds more than {0} files")]
@@ -125,6 +130,12 @@ fn copy_file(
     shown: &Path,
     budget: &mut Budget,
 ) -> Result<(), Refusal> {
+    // A second name of a file is the file wherever it lives: copied as root, a hard link
+    // planted in a submission (where the machine allows making one to a file one cannot
+    // read) would hand its contents to the submission.
+    if file.links > 1 {
+        return Err(Refusal::HardLink(display(shown)));
+    }
     budget.files += 1;
     if budget.files > budget.bounds.files {
         return Err(Refusal::TooMany(budget.bounds.files));
@@ -202,6 +213,32 @@ fn copy_dir(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A hard link is a name for a file that may live anywhere on the machine (one the
+    /// student could not read): refused, never copied.
+    #[test]
+    fn a_hard_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("s")).unwrap();
+        std::fs::write(dir.path().join("elsewhere"), "secret").unwrap();
+        std::fs::hard_link(
+            dir.path().join("elsewhere"),
+            dir.path().join("s/stolen.txt"),
+        )
+        .unwrap();
+        match copied(&dir.path().join("s"), BOUNDS) {
+            Err(Refusal::HardLink(name)) => assert_eq!(name, "stolen.txt"),
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("copied"),
+        }
+    }
+
+    /// What intake takes always fits the copy the helper makes, with the adapter added.
+    #[test]
+    fn the_bounds_leave_room_for_the_adapter() {
+        assert!(BOUNDS.files < super::super::tree::MAX_ENTRIES);
+        assert!(BOUNDS.bytes + (64 << 10) <= super::super::tree::MAX_BYTES);
+    }
 
     fn copied(source: &Path, bounds: Bounds) -> Result<tempfile::TempDir, Refusal> {
         let dest = tempfile::tempdir().unwrap();

@@ -11,8 +11,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What one copy may hold: as much as a submission may bring.
-const MAX_BYTES: u64 = 16 << 20;
-const MAX_ENTRIES: usize = 1000;
+pub(super) const MAX_BYTES: u64 = 16 << 20;
+pub(super) const MAX_ENTRIES: usize = 1000;
 const MAX_DEPTH: usize = 8;
 
 /// One entry of a copied tree, relative to its top.

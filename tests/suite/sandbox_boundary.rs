@@ -347,3 +347,64 @@ fn a_link_in_the_folder_tells_nothing_of_the_machine() {
         messages[0]
     );
 }
+
+/// What intake takes fits the sandbox's copy with the adapter added: a submission at the
+/// bound is graded, one past it is refused by intake with its reason, never failed by a copy
+/// in the sandbox's helper (which read as the student's fault).
+#[test]
+fn a_submission_at_the_file_bound_is_graded_and_one_past_it_refused_by_name() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    for (name, files) in [("at_bound", 999), ("past_bound", 1000)] {
+        let folder = class.join(name);
+        copy_from_repo(
+            "conformance/examples/python/solution.py",
+            &folder.join("main.py"),
+        );
+        for i in 0..files - 1 {
+            std::fs::write(folder.join(format!("f{i}.txt")), "").unwrap();
+        }
+    }
+    let out = work.path().join("out");
+    let output = quick_grade(&class, &out, &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let at = gradebook_entry(&out, "at_bound");
+    assert_eq!(at["score"], at["max_score"], "{at}");
+    let past = gradebook_entry(&out, "past_bound");
+    let error = past["error"].as_str().unwrap_or_default();
+    assert!(error.contains("more than 999"), "{past}");
+    assert!(!error.contains("parcall sandbox"), "{past}");
+}
+
+/// One student's file name, too long for a folder once made UTF-8, does not stop the class:
+/// its results are written under a shortened name.
+#[test]
+fn a_long_file_name_does_not_stop_the_class() {
+    use std::os::unix::ffi::OsStrExt;
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    let mut name = b"0".to_vec();
+    name.extend([0xff; 100]);
+    name.extend(b".py");
+    let module = class.join(std::ffi::OsStr::from_bytes(&name));
+    copy_from_repo("conformance/examples/python/solution.py", &module);
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &class.join("alice.py"),
+    );
+    let out = work.path().join("out");
+    let output = quick_grade(&class, &out, &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let folders = std::fs::read_dir(out.join("students")).unwrap().count();
+    assert_eq!(folders, 2);
+}
