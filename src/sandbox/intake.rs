@@ -47,7 +47,7 @@ pub enum Refusal {
     Changed(String),
     #[error("{0} is a hard link (the file has other names on this machine): submit a copy of the file itself")]
     HardLink(String),
-    #[error("the submission is larger than {limit} MiB (counting the apparent size of every file)", limit = .0 >> 20)]
+    #[error("the submission is larger than {limit:.1} MiB (counting the apparent size of every file)", limit = *.0 as f64 / f64::from(1 << 20))]
     TooLarge(u64),
     #[error("the submission holds more than {0} files")]
     TooMany(usize),

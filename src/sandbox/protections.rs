@@ -141,7 +141,7 @@ impl Capabilities {
             _ => self.cgroup_detail(""),
         };
         vec![
-            always("safe copy in", format!("regular files only (no links, FIFOs, devices), opened without following links or blocking; at most {} MiB apparent size, {} files", BOUNDS.bytes >> 20, BOUNDS.files)),
+            always("safe copy in", format!("regular files only (no links, FIFOs, devices), opened without following links or blocking; no hard links; at most {:.1} MiB apparent size, {} files and folders", BOUNDS.bytes as f64 / f64::from(1 << 20), BOUNDS.files)),
             always("only the protocol's descriptors", "every other inherited descriptor is closed before exec".into()),
             always("scrubbed environment", "only PATH, HOME, TMPDIR, LANG and the protocol's variables".into()),
             always("opaque case ids", "requests carry per-run correlation ids, never case ids, names or descriptions".into()),
