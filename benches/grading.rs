@@ -5,6 +5,9 @@
 //! root (every protection) and as an unprivileged user (only what needs no privilege:
 //! resource limits, a scrubbed environment, the bounded copy), and the price of each
 //! mechanism alone, spawned as the sandbox spawns it.
+//! With `PARCALL_BASELINE=PATH` (another build of parcall, say the last release's), first a
+//! class of 20 correct submissions graded by both, side by side: submissions a minute and the
+//! grader's peak memory, alternated, best of three (`--jobs 2`, every protection on).
 //! Run: `cargo bench --bench grading`.
 
 use std::path::Path;
@@ -13,6 +16,9 @@ use std::time::Instant;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if let Some(baseline) = std::env::var_os("PARCALL_BASELINE") {
+        side_by_side(root, Path::new(&baseline));
+    }
     let work = tempfile::tempdir().unwrap();
     let class = work.path().join("class");
     std::fs::create_dir(&class).unwrap();
@@ -68,6 +74,77 @@ fn main() {
         );
     }
     protections(root, work.path());
+}
+
+/// Grades `class` into a fresh folder with `parcall`: the wall time and the peak resident
+/// memory of the grader's process tree (what `wait4` reports: the grader, or a submission
+/// if one grew larger).
+// The child is reaped by wait4(2) below, which reports its resource use as `wait` cannot.
+#[allow(clippy::zombie_processes)]
+fn timed_grade(parcall: &Path, class: &Path, out: &Path) -> (f64, u64) {
+    let start = Instant::now();
+    let child = Command::new(parcall)
+        .args([
+            "grade",
+            class.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(["--seed", "1", "--jobs", "2"])
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4(2) writes one int and one rusage through pointers to live locals; the
+    // pid is our child's, not yet reaped (the `Child` is never waited on).
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert!(pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    (start.elapsed().as_secs_f64(), usage.ru_maxrss as u64 / 1024)
+}
+
+/// 20 correct submissions graded by `baseline` and by this build, alternated, best of three.
+fn side_by_side(root: &Path, baseline: &Path) {
+    const COPIES: usize = 20;
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    for i in 0..COPIES {
+        std::fs::copy(
+            root.join("conformance/examples/python/solution.py"),
+            class.join(format!("s{i:02}.py")),
+        )
+        .unwrap();
+    }
+    let current = Path::new(env!("CARGO_BIN_EXE_parcall"));
+    let mut best = [(f64::MAX, 0u64); 2];
+    for round in 0..3 {
+        for (side, parcall) in [baseline, current].into_iter().enumerate() {
+            let out = work.path().join(format!("out-{side}-{round}"));
+            let (seconds, mib) = timed_grade(parcall, &class, &out);
+            if seconds < best[side].0 {
+                best[side].0 = seconds;
+            }
+            best[side].1 = best[side].1.max(mib);
+        }
+    }
+    println!("grading {COPIES} correct submissions, --jobs 2, default settings, best of 3");
+    println!("| build | wall | submissions a minute | peak RSS | ratio |");
+    println!("| --- | --- | --- | --- | --- |");
+    for (side, label) in ["baseline (PARCALL_BASELINE)", "this build"]
+        .into_iter()
+        .enumerate()
+    {
+        let (seconds, mib) = best[side];
+        println!(
+            "| {label} | {seconds:.2} s | {:.0} | {mib} MiB | {:.2}x |",
+            COPIES as f64 / seconds * 60.0,
+            best[0].0 / seconds
+        );
+    }
+    println!();
 }
 
 /// Grading as root against grading as `nobody`, and each mechanism on its own.

@@ -166,6 +166,8 @@ fn entry_at(at: libc::c_int, name: &OsStr) -> Result<Entry, Refused> {
         mode: opened.st_mode,
         dev: opened.st_dev,
         ino: opened.st_ino,
+        // `st_nlink` is a u64 on x86_64 and a u32 on aarch64.
+        #[allow(clippy::useless_conversion)]
         links: u64::from(opened.st_nlink),
     }))
 }
