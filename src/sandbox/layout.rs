@@ -32,20 +32,20 @@ const DEVICES: [&str; 5] = [
 
 /// Collects steps: links recreated on the way to each path, and no step twice.
 #[derive(Debug, Default)]
-pub struct Builder {
+pub(super) struct Builder {
     steps: Vec<Step>,
     seen: BTreeSet<PathBuf>,
 }
 
 impl Builder {
-    pub fn push(&mut self, step: Step) {
+    pub(super) fn push(&mut self, step: Step) {
         if self.seen.insert(step.path().to_owned()) {
             self.steps.push(step);
         }
     }
 
     /// The host's `path` bound at its place, with every link on the way to it recreated.
-    pub fn bind(&mut self, path: &Path) -> Result<(), String> {
+    pub(super) fn bind(&mut self, path: &Path) -> Result<(), String> {
         let real = self.follow(path, 0)?;
         let device = real.starts_with("/dev");
         self.push(Step::Bind { path: real, device });
@@ -87,7 +87,7 @@ impl Builder {
 
     /// The steps in order, without any step that lies inside a bound folder (it is there
     /// already, and a read-only bind cannot take more).
-    pub fn finish(self) -> Vec<Step> {
+    pub(super) fn finish(self) -> Vec<Step> {
         let bound: Vec<PathBuf> = self
             .steps
             .iter()
@@ -109,7 +109,7 @@ impl Builder {
 
 /// What every sandbox holds: a few devices, the links of `/dev`, an `/etc` naming its one
 /// user, the loader's cache, and the places its writable folders are bound to.
-pub fn base(builder: &mut Builder) -> Result<(), String> {
+pub(super) fn base(builder: &mut Builder) -> Result<(), String> {
     for device in DEVICES {
         builder.bind(Path::new(device))?;
     }
@@ -188,7 +188,7 @@ fn cached(
 /// Binds `folder` whole, read-only at its place, and the system libraries its shared
 /// objects load (an installed package's compiled extensions need `libgcc_s`, `libstdc++`
 /// and the like, which the interpreter itself may not map). Cached per folder.
-pub fn readable(builder: &mut Builder, folder: &Path) -> Result<(), LayoutError> {
+pub(super) fn readable(builder: &mut Builder, folder: &Path) -> Result<(), LayoutError> {
     static FOUND: Found = OnceLock::new();
     let paths = cached(&FOUND, folder, libraries_of_shared_objects);
     let error = |reason: String| LayoutError {
@@ -206,7 +206,7 @@ pub fn readable(builder: &mut Builder, folder: &Path) -> Result<(), LayoutError>
 /// anything: the folders the system's shell takes its libraries from (the C library's, the
 /// loader's), bound whole and read-only, so a C, Rust or Go program finds `libc`,
 /// `libgcc_s`, `libm` and the like where its loader looks.
-pub fn system_libraries(builder: &mut Builder) -> Result<(), LayoutError> {
+pub(super) fn system_libraries(builder: &mut Builder) -> Result<(), LayoutError> {
     static FOLDERS: OnceLock<Result<Vec<PathBuf>, String>> = OnceLock::new();
     let error = |reason: String| LayoutError {
         program: "the system's libraries".into(),
@@ -263,7 +263,7 @@ fn libraries_of_shared_objects(folder: &Path) -> Result<Vec<PathBuf>, String> {
 /// Binds what `program` (an absolute path on the machine) needs; the path to execute, which
 /// for a Python launcher script (a version manager's shim) is the interpreter it starts.
 /// Cached per program.
-pub fn program(builder: &mut Builder, program: &Path) -> Result<PathBuf, LayoutError> {
+pub(super) fn program(builder: &mut Builder, program: &Path) -> Result<PathBuf, LayoutError> {
     static FOUND: Found = OnceLock::new();
     let paths = cached(&FOUND, program, |program| needs(program, 0));
     let error = |reason: String| LayoutError {
@@ -554,7 +554,7 @@ fn run(program: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
 }
 
 /// `name` as exec would find it on `path` (a name holding a `/` is taken as it is).
-pub fn resolve(name: &OsStr, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+pub(super) fn resolve(name: &OsStr, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
     let candidate = Path::new(name);
     if name.as_bytes().contains(&b'/') {
         let absolute = cwd.join(candidate);
