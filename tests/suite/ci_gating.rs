@@ -326,16 +326,21 @@ fn spec_export_errors_name_their_path() {
     let inner = dir.path().join("export");
     std::fs::create_dir(&inner).unwrap();
     std::fs::write(inner.join("cases"), "").unwrap();
-    for (target, named) in [
-        (file.clone(), file.clone()),
-        (inner.clone(), inner.join("cases")),
-    ] {
-        let output = parcall(&["spec", "export", target.to_str().unwrap()]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert!(
-            stderr.contains(&format!("{}: exists and is not a folder", named.display())),
-            "{stderr}"
-        );
-    }
+    let output = parcall(&["spec", "export", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: exists and is not a folder", file.display())),
+        "{stderr}"
+    );
+    // A folder already holding what an export writes is an earlier export: named, with the
+    // way to replace it, never written into.
+    let output = parcall(&["spec", "export", inner.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: already holds an export", inner.display()))
+            && stderr.contains("--overwrite"),
+        "{stderr}"
+    );
 }
