@@ -90,42 +90,59 @@ fn find(spec: &Spec, id: &str) -> Option<Value> {
     Some(json::to_value(spec.requirement(id)?))
 }
 
-/// What `spec export` writes at the top of its folder: the built-in spec's files and
-/// folders, and `cases/` (a loaded spec's and the generated cases).
-fn export_names() -> std::collections::BTreeSet<String> {
+/// What `spec export` writes at the top of its folder, each name with whether it is a
+/// folder: the built-in spec's files and folders, and `cases/` (a loaded spec's and the
+/// generated cases).
+fn export_names() -> std::collections::BTreeMap<String, bool> {
     spec::Source::embedded_files()
         .iter()
-        .filter_map(|(relative, _)| relative.split('/').next())
-        .chain(["cases"])
-        .map(str::to_owned)
+        .map(|(relative, _)| match relative.split_once('/') {
+            Some((top, _)) => (top.to_owned(), true),
+            None => ((*relative).to_owned(), false),
+        })
+        .chain([("cases".to_owned(), true)])
         .collect()
 }
 
 /// Makes sure `dir` may take an export: missing or empty; with `overwrite`, an earlier
-/// export there is removed first, and only when it holds nothing an export does not write
-/// (so no folder of anyone's is ever emptied by mistake).
+/// export there is removed first, and only when it holds nothing an export does not write,
+/// each name of the kind an export writes (so no file or folder of anyone's is ever removed
+/// by mistake, a file named `cases` included).
 fn make_room(dir: &std::path::Path, overwrite: bool) -> anyhow::Result<()> {
-    let names: Vec<std::ffi::OsString> = match std::fs::read_dir(dir) {
+    let entries: Vec<(std::ffi::OsString, bool)> = match std::fs::read_dir(dir) {
         Ok(listing) => listing
-            .map(|e| e.map(|e| e.file_name()))
+            .map(|e| {
+                let e = e?;
+                // The entry itself, never what a link leads to.
+                Ok((e.file_name(), e.file_type()?.is_dir()))
+            })
             .collect::<std::io::Result<_>>()
             .map_err(|e| anyhow::anyhow!("{}: cannot list: {e}", dir.display()))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         // Not a folder, or unreadable: the export's own error names it.
         Err(_) => return Ok(()),
     };
-    if names.is_empty() {
+    if entries.is_empty() {
         return Ok(());
     }
     let ours = export_names();
-    if let Some(stranger) = names.iter().find(|n| !ours.contains(&*n.to_string_lossy())) {
-        anyhow::bail!(
-            "{}: is not empty and holds `{}`, which an export does not write; export into a \
-             new or empty folder (--overwrite replaces only an earlier export, nothing else)",
-            dir.display(),
-            stranger.to_string_lossy()
-        );
+    for (name, is_dir) in &entries {
+        match ours.get(&*name.to_string_lossy()) {
+            None => anyhow::bail!(
+                "{}: is not empty and holds `{}`, which an export does not write; export into a \
+                 new or empty folder (--overwrite replaces only an earlier export, nothing else)",
+                dir.display(),
+                name.to_string_lossy()
+            ),
+            Some(folder) if folder != is_dir => anyhow::bail!(
+                "{}: exists and is not a {}",
+                dir.join(name).display(),
+                if *folder { "folder" } else { "file" }
+            ),
+            Some(_) => {}
+        }
     }
+    let names: Vec<std::ffi::OsString> = entries.into_iter().map(|(name, _)| name).collect();
     if !overwrite {
         anyhow::bail!(
             "{}: already holds an export; pass --overwrite to replace it, or export into a \

@@ -326,21 +326,49 @@ fn spec_export_errors_name_their_path() {
     let inner = dir.path().join("export");
     std::fs::create_dir(&inner).unwrap();
     std::fs::write(inner.join("cases"), "").unwrap();
-    let output = parcall(&["spec", "export", file.to_str().unwrap()]);
+    for (target, named) in [
+        (file.clone(), file.clone()),
+        (inner.clone(), inner.join("cases")),
+    ] {
+        let output = parcall(&["spec", "export", target.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{}: exists and is not a folder", named.display())),
+            "{stderr}"
+        );
+    }
+}
+
+/// `--overwrite` replaces an earlier export and nothing else: an entry named like one an
+/// export writes but of another kind (a file `cases`) is the user's, named and kept.
+#[test]
+fn spec_export_overwrite_keeps_what_is_not_an_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("export");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("cases"), "mine").unwrap();
+    let output = parcall(&["spec", "export", target.to_str().unwrap(), "--overwrite"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(&format!("{}: exists and is not a folder", file.display())),
-        "{stderr}"
+    assert!(stderr.contains("exists and is not a folder"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(target.join("cases")).unwrap(),
+        "mine"
     );
-    // A folder already holding what an export writes is an earlier export: named, with the
-    // way to replace it, never written into.
-    let output = parcall(&["spec", "export", inner.to_str().unwrap()]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(&format!("{}: already holds an export", inner.display()))
-            && stderr.contains("--overwrite"),
-        "{stderr}"
+    // An earlier export is replaced.
+    let fresh = dir.path().join("fresh");
+    assert_eq!(
+        parcall(&["spec", "export", fresh.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    let again = parcall(&["spec", "export", fresh.to_str().unwrap(), "--overwrite"]);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
     );
 }

@@ -189,6 +189,9 @@ fn matrix(seed: u64, runs: usize) -> serde_json::Value {
         .args(["--seed", &seed.to_string(), "--runs", &runs.to_string()])
         .args(["--python", &format!("{VENV}/bin/python")])
         .args(["--readable", VENV, "--readable", NODE_MODULES])
+        // Importing a framework takes 2-3 s on an idle machine and over 10 s while the suite's
+        // other tests load both cores; the start-up deadline is not what is tested here.
+        .args(["--startup-timeout", "60"])
         .current_dir(root());
     let output = command.output().unwrap();
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
