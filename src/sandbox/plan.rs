@@ -188,22 +188,45 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
 }
 
 /// Refuses a layout any of whose binds or copies holds one of the `files` (compared as the
-/// files they are, links followed).
+/// files they are, links followed): a file bound is one of them when it is the same inode, a
+/// folder when one of them lies under it. One `stat` a step, and a path resolved only for
+/// folders, the few a layout binds whole.
 fn unreachable(steps: &[Step], files: &[PathBuf]) -> Result<(), layout::LayoutError> {
-    let files: Vec<PathBuf> = files
+    use std::os::unix::fs::MetadataExt;
+    let files: Vec<(PathBuf, u64, u64)> = files
         .iter()
-        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .filter_map(|f| {
+            let metadata = std::fs::metadata(f).ok()?;
+            Some((
+                std::fs::canonicalize(f).ok()?,
+                metadata.dev(),
+                metadata.ino(),
+            ))
+        })
         .collect();
+    if files.is_empty() {
+        return Ok(());
+    }
     for step in steps {
         let source = match step {
             Step::Bind { path, .. } => path,
             Step::Copy { source, .. } => source,
             _ => continue,
         };
-        let Ok(source) = std::fs::canonicalize(source) else {
+        let Ok(metadata) = std::fs::metadata(source) else {
             continue;
         };
-        if let Some(file) = files.iter().find(|f| f.starts_with(&source)) {
+        let reached = if metadata.is_dir() {
+            let Ok(folder) = std::fs::canonicalize(source) else {
+                continue;
+            };
+            files.iter().find(|(file, _, _)| file.starts_with(&folder))
+        } else {
+            files
+                .iter()
+                .find(|(_, dev, ino)| (*dev, *ino) == (metadata.dev(), metadata.ino()))
+        };
+        if let Some((file, _, _)) = reached {
             return Err(layout::LayoutError {
                 program: source.display().to_string(),
                 reason: format!(
@@ -268,6 +291,26 @@ mod bytes_list {
 mod tests {
     use super::*;
     use crate::sandbox::HOME;
+
+    /// A file bound under another name (a link), or a folder holding it, reaches it.
+    #[test]
+    fn a_file_that_must_stay_out_is_found_by_any_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("bin/oracle");
+        std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+        std::fs::write(&secret, "").unwrap();
+        std::os::unix::fs::symlink(&secret, dir.path().join("alias")).unwrap();
+        let bind = |path: PathBuf| Step::Bind {
+            path,
+            device: false,
+        };
+        let forbidden = std::slice::from_ref(&secret);
+        for step in [bind(dir.path().join("alias")), bind(dir.path().join("bin"))] {
+            assert!(unreachable(&[step.clone()], forbidden).is_err(), "{step:?}");
+        }
+        std::fs::write(dir.path().join("other"), "").unwrap();
+        assert!(unreachable(&[bind(dir.path().join("other"))], forbidden).is_ok());
+    }
 
     #[test]
     fn a_plan_survives_the_command_line_with_names_that_are_not_utf8() {

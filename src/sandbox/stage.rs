@@ -120,12 +120,32 @@ impl Sandbox {
     /// Sets up the run: removes what killed runs left, creates and locks the workspace,
     /// leases a block of uids and creates the run's control groups where available.
     pub fn new(runtimes: Runtimes, limits: Limits) -> Result<Sandbox, SandboxError> {
-        let capabilities = Capabilities::detect();
+        // Each runtime is asked once, now, before any submission is read (later layouts reuse
+        // the answer), all at once and while the machine's protections are probed: the
+        // interpreters' start-ups overlap instead of adding up.
+        let (capabilities, asked) = std::thread::scope(|scope| {
+            let asking: Vec<_> = runtimes
+                .iter()
+                .map(|runtime| {
+                    scope.spawn(move || {
+                        let mut builder = super::layout::Builder::default();
+                        super::layout::program(&mut builder, &runtime.program).map(|_| ())
+                    })
+                })
+                .collect();
+            let capabilities = Capabilities::detect();
+            let asked: Vec<Result<(), LayoutError>> = asking
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect();
+            (capabilities, asked)
+        });
         if capabilities.isolated() {
-            // Asked once, now, before any submission is read; later layouts reuse the answer.
-            for runtime in runtimes.iter() {
-                super::layout::program(&mut super::layout::Builder::default(), &runtime.program)?;
-            }
+            asked.into_iter().collect::<Result<(), LayoutError>>()?;
         }
         let parent = workspace::parent(capabilities.root);
         let cgroups = capabilities.cgroups.as_ref().ok();
