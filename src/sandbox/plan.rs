@@ -306,7 +306,10 @@ mod tests {
         };
         let forbidden = std::slice::from_ref(&secret);
         for step in [bind(dir.path().join("alias")), bind(dir.path().join("bin"))] {
-            assert!(unreachable(&[step.clone()], forbidden).is_err(), "{step:?}");
+            assert!(
+                unreachable(std::slice::from_ref(&step), forbidden).is_err(),
+                "{step:?}"
+            );
         }
         std::fs::write(dir.path().join("other"), "").unwrap();
         assert!(unreachable(&[bind(dir.path().join("other"))], forbidden).is_ok());
