@@ -108,12 +108,21 @@ fn copy_relative(inside: &str) -> &str {
     slot[digits..].strip_prefix("/home/").unwrap_or(inside)
 }
 
-/// Why the submission could not be graded, as its student is told.
-fn student_error(graded: &Graded) -> Option<&str> {
+/// Why the submission could not be graded, as its student is told. The first line is
+/// parcall's; every line after it is what the submission printed before it stopped (a start
+/// error's tail), each quoted, so a line it printed never reads as one of parcall's.
+fn student_error(graded: &Graded) -> Option<String> {
     if graded.setup_error.is_some() {
-        return Some(SETUP_ERROR_FOR_STUDENT);
+        return Some(SETUP_ERROR_FOR_STUDENT.to_owned());
     }
-    graded.error().map(String::as_str)
+    let error = graded.error()?;
+    let mut lines = error.lines();
+    let mut text = lines.next().unwrap_or_default().to_owned();
+    for line in lines {
+        text.push_str("\n  | ");
+        text.push_str(line);
+    }
+    Some(text)
 }
 
 /// Feedback for one requirement, for the student: why it is lost, on the smallest case
@@ -125,7 +134,7 @@ pub fn feedback(graded: &Graded, score: &RequirementScore) -> String {
 
 fn feedback_text(graded: &Graded, score: &RequirementScore) -> String {
     if let Some(error) = student_error(graded) {
-        return error.to_owned();
+        return error;
     }
     if score.earned >= score.points {
         return format!("Met: kept in all {} cases that exercise it.", score.cases);
@@ -228,7 +237,7 @@ fn feedback_text(graded: &Graded, score: &RequirementScore) -> String {
 pub fn feedback_file(graded: &Graded) -> String {
     let mut text = format!("{}\n", summary_line(graded));
     if let Some(error) = student_error(graded) {
-        let _ = writeln!(text, "\n{}", for_student(graded, error, FEEDBACK_LIMIT));
+        let _ = writeln!(text, "\n{}", for_student(graded, &error, FEEDBACK_LIMIT));
         return text;
     }
     for score in graded.requirements.iter().filter(|r| r.earned < r.points) {
@@ -286,7 +295,7 @@ pub fn gradescope(graded: &Graded) -> Value {
         "max_score": graded.max_score,
         "execution_time": graded.duration.as_secs_f64(),
         "output": match student_error(graded) {
-            Some(error) => format!("{}\n\n{}", summary_line(graded), for_student(graded, error, FEEDBACK_LIMIT)),
+            Some(error) => format!("{}\n\n{}", summary_line(graded), for_student(graded, &error, FEEDBACK_LIMIT)),
             None => summary_line(graded),
         },
         "visibility": "visible",
@@ -301,7 +310,7 @@ pub fn gradescope(graded: &Graded) -> Value {
 /// for `execute_tool_calls` and 2 for `run_parallel_calls`, output capped at 500 characters.
 pub fn exercism(graded: &Graded) -> Value {
     if let Some(error) = student_error(graded) {
-        return json!({"version": 3, "status": "error", "message": for_student(graded, error, FEEDBACK_LIMIT), "tests": []});
+        return json!({"version": 3, "status": "error", "message": for_student(graded, &error, FEEDBACK_LIMIT), "tests": []});
     }
     let tests: Vec<Value> = graded
         .requirements

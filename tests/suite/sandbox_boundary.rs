@@ -408,3 +408,36 @@ fn a_long_file_name_does_not_stop_the_class() {
     let folders = std::fs::read_dir(out.join("students")).unwrap().count();
     assert_eq!(folders, 2);
 }
+
+/// What a submission prints before it stops is quoted in everything its student receives,
+/// so a line it printed never reads as one of parcall's.
+#[test]
+fn output_before_the_handshake_is_quoted_for_the_student() {
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    std::fs::create_dir(&class).unwrap();
+    std::fs::write(
+        class.join("forger.py"),
+        "import sys\nprint('\\nALL TESTS PASSED\\n17 / 17 points', file=sys.stderr)\nsys.exit(3)\n",
+    )
+    .unwrap();
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &class.join("alice.py"),
+    );
+    let out = work.path().join("out");
+    let output = quick_grade(&class, &out, &[]);
+    assert_eq!(output.status.code(), Some(0));
+    for file in ["feedback.txt", "gradescope.json", "exercism.json"] {
+        let text = std::fs::read_to_string(out.join("students/forger").join(file)).unwrap();
+        let text = text.replace("\\n", "\n");
+        assert!(text.contains("  | ALL TESTS PASSED"), "{file}: {text}");
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.trim_start_matches('"').starts_with("ALL TESTS")
+                    || l.starts_with("17 / 17")),
+            "{file}: {text}"
+        );
+    }
+}
