@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
-    /// The machine's uid and gid the implementation's [`INSIDE_ID`] maps to.
+    /// The machine's uid and gid the implementation's [`INSIDE_ID`](super::INSIDE_ID) maps to.
     pub uid: u32,
     pub gid: u32,
     /// What the new root holds, created in this order.
@@ -59,8 +59,8 @@ pub enum Step {
         device: bool,
     },
     /// A copy of the host's file or folder `source` (regular files and folders only, bounded),
-    /// read by the helper with the caller's rights: at `path` read-only, or into [`HOME`]
-    /// writable when `path` is [`HOME`].
+    /// read by the helper with the caller's rights: at `path` read-only, or into [`HOME`](super::HOME)
+    /// writable when `path` is [`HOME`](super::HOME).
     Copy {
         #[serde(with = "bytes")]
         source: PathBuf,

@@ -24,6 +24,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("generate", 3),
     ("spec", 2),
     ("reference", 1),
+    ("sandbox", 1),
     ("json", 0),
     ("process", 0),
     ("text", 0),
