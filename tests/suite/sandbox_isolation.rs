@@ -267,7 +267,7 @@ fn every_correct_example_passes_grade_exactly_as_it_passes_check() {
             name.starts_with("solution") && (name.ends_with(".py") || name.ends_with(".mjs"))
         })
         .collect();
-    files.push(root().join("src/grade/sandbox/canary.py"));
+    files.push(root().join("src/grade/canary.py"));
     // One name each: `solution.py` and `solution.mjs` would share one.
     let named = |file: &Path| {
         let extension = file.extension().unwrap().to_string_lossy().into_owned();
