@@ -221,9 +221,10 @@ fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// `program` as exec would find it: a path taken as it is (made absolute), a bare name
-/// searched on `search`; it must be an executable regular file.
-fn find(program: &OsStr, search: &OsStr) -> Result<PathBuf, &'static str> {
+/// `program` as exec would find it: a path taken as it is (made absolute: the sandbox starts
+/// it in a folder of its own, where `./run` would name nothing), a bare name searched on
+/// `search`; it must be an executable regular file. The error says why not.
+pub fn find(program: &OsStr, search: &OsStr) -> Result<PathBuf, &'static str> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |path: &Path| -> Result<(), &'static str> {
         let metadata = std::fs::metadata(path).map_err(|_| "no such file")?;

@@ -87,31 +87,12 @@ impl Prepared {
 /// PATH), checked before anything runs: a missing interpreter is the user's set-up error,
 /// not a verdict on the implementation. `flag` names where it came from.
 pub fn resolve_program(name: &OsStr, flag: &'static str) -> Result<PathBuf, PrepareError> {
-    let problem = |problem: &'static str| PrepareError::Program {
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    crate::sandbox::runtimes::find(name, &search).map_err(|problem| PrepareError::Program {
         flag,
         program: name.to_string_lossy().into_owned(),
         problem,
-    };
-    if name.is_empty() {
-        return Err(problem("the program name is empty"));
-    }
-    let path = Path::new(name);
-    // Absolute either way: the containment starts the program in a folder of its own, where
-    // `./run` or a relative PATH entry would name nothing.
-    let absolute =
-        |found: PathBuf| std::path::absolute(&found).map_err(|_| problem("no such file"));
-    if path.components().count() > 1 || name.as_encoded_bytes().contains(&b'/') {
-        return match executable(path) {
-            Ok(()) => absolute(path.to_owned()),
-            Err(why) => Err(problem(why)),
-        };
-    }
-    let search = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&search)
-        .map(|dir| dir.join(path))
-        .find(|candidate| executable(candidate).is_ok())
-        .ok_or_else(|| problem("not found on PATH"))
-        .and_then(absolute)
+    })
 }
 
 /// A manifest's program of its own folder, checked without following a link: each folder on
@@ -142,17 +123,6 @@ fn own_program(folder: &Path, file: &Path) -> Result<PathBuf, String> {
         }
     }
     Ok(walked)
-}
-
-fn executable(path: &Path) -> Result<(), &'static str> {
-    let metadata = std::fs::metadata(path).map_err(|_| "no such file")?;
-    if !metadata.is_file() {
-        return Err("not a file");
-    }
-    if metadata.permissions().mode() & 0o111 == 0 {
-        return Err("not executable");
-    }
-    Ok(())
 }
 
 /// How to run a Python module: the interpreter, isolated (`-I`: no user site, no
