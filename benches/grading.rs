@@ -149,7 +149,7 @@ fn side_by_side(root: &Path, baseline: &Path) {
 
 /// Grading as root against grading as `nobody`, and each mechanism on its own.
 fn protections(root: &Path, work: &Path) {
-    use parcall::sandbox as jail;
+    use parcall::sandbox;
     use parcall::sandbox::Capabilities;
     let capabilities = Capabilities::detect();
     if !capabilities.own_uid() {
@@ -244,13 +244,13 @@ fn protections(root: &Path, work: &Path) {
     let spawn = |program: &str, args: &[&str]| spawn_in(None, program, args);
     let bare = spawn("true", &[]);
     // The sandbox from nothing around `/bin/sh -c 'exit 0'`, as the helper starts it.
-    let helper = jail::helper().expect("the parcall binary");
-    let plan = jail::assemble(jail::Request {
+    let helper = sandbox::helper().expect("the parcall binary");
+    let plan = sandbox::assemble(sandbox::Request {
         argv: ["/bin/sh", "-c", "exit 0"].map(Into::into).to_vec(),
         path: "/usr/bin:/bin".into(),
         cwd_outside: "/".into(),
         cwd: "/".into(),
-        runtimes: jail::Runtimes::declare(&[], "/usr/bin:/bin".as_ref()).unwrap(),
+        runtimes: sandbox::Runtimes::declare(&[], "/usr/bin:/bin".as_ref()).unwrap(),
         every_runtime: false,
         readable: Vec::new(),
         copies: Vec::new(),
@@ -277,7 +277,7 @@ fn protections(root: &Path, work: &Path) {
         None,
         Some(plan.as_bytes()),
         helper.to_str().unwrap(),
-        &[jail::ENTRY],
+        &[sandbox::ENTRY],
     );
     let tmpfs = spawn(
         "unshare",

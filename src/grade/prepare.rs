@@ -229,7 +229,7 @@ fn short_module_name(stage: &Path, module: PathBuf) -> std::io::Result<PathBuf> 
 mod tests {
     use super::*;
     use crate::process::Limits;
-    use crate::sandbox::{self as jail, declare_runtimes};
+    use crate::sandbox::{self, declare_runtimes};
     use std::ffi::OsStr;
 
     /// The adapters fit the room intake leaves in a submission's copy (64 KiB).
@@ -309,9 +309,9 @@ mod tests {
                 .launch
                 .args
                 .first()
-                .is_some_and(|a| a == jail::ENTRY)
+                .is_some_and(|a| a == sandbox::ENTRY)
             {
-                let plan = jail::carried(&prepared.launch).unwrap();
+                let plan = sandbox::carried(&prepared.launch).unwrap();
                 plan.argv.into_iter().map(OsString::from).collect()
             } else {
                 prepared.launch.command_line()

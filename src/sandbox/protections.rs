@@ -21,7 +21,7 @@ pub struct Protection {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capabilities {
     pub root: bool,
-    /// Whether the sandbox that starts from nothing ([`jail`]) runs here.
+    /// Whether the sandbox that starts from nothing ([`super::assemble`]) runs here.
     pub namespaces: bool,
     pub setpriv: bool,
     /// Why it does not, when it does not.

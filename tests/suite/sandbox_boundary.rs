@@ -169,18 +169,18 @@ fn the_parcall_binary_never_reaches_a_graded_submission() {
 /// command line is readable by every user of the machine in `ps`.
 #[test]
 fn the_jail_plan_is_not_on_the_helpers_command_line() {
-    use parcall::sandbox as jail;
-    let Some(helper) = jail::helper() else {
+    use parcall::sandbox;
+    let Some(helper) = sandbox::helper() else {
         eprintln!("skipped: no parcall binary built beside the tests");
         return;
     };
     let search = std::ffi::OsString::from("/usr/bin:/bin");
-    let plan = jail::assemble(jail::Request {
+    let plan = sandbox::assemble(sandbox::Request {
         argv: ["/bin/sh", "-c", "exit 0"].map(Into::into).to_vec(),
         path: search.clone(),
         cwd_outside: "/".into(),
         cwd: "/".into(),
-        runtimes: jail::Runtimes::declare(&[], &search).unwrap(),
+        runtimes: sandbox::Runtimes::declare(&[], &search).unwrap(),
         every_runtime: false,
         readable: Vec::new(),
         copies: Vec::new(),
@@ -192,21 +192,21 @@ fn the_jail_plan_is_not_on_the_helpers_command_line() {
     })
     .unwrap();
     let inner = parcall::subject::launch::program("sh".as_ref(), &[], None, Default::default());
-    let launch = jail::launch(&plan, &inner, &helper);
+    let launch = sandbox::launch(&plan, &inner, &helper);
     assert_eq!(
         launch.args,
-        [jail::ENTRY],
+        [sandbox::ENTRY],
         "the plan is on the command line"
     );
-    assert_eq!(jail::carried(&launch).as_ref(), Some(&plan));
+    assert_eq!(sandbox::carried(&launch).as_ref(), Some(&plan));
     // A plan on the command line is refused, not run.
     let text = serde_json::to_string(&plan).unwrap();
     let output = std::process::Command::new(&helper)
-        .args([jail::ENTRY, &text])
+        .args([sandbox::ENTRY, &text])
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(jail::SETUP_FAILED));
+    assert_eq!(output.status.code(), Some(sandbox::SETUP_FAILED));
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("on stdin"),
         "{}",
