@@ -41,6 +41,17 @@ fn hostile_class(class: &Path, marker: &Path) -> [PathBuf; 2] {
     [by_path, by_shebang]
 }
 
+/// Fails with what parcall said unless it exited 0.
+fn assert_conforms(output: &std::process::Output) {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stderr),
+        common::stdout(output)
+    );
+}
+
 fn quick_grade(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "grade",
@@ -230,13 +241,7 @@ fn an_own_compiled_program_runs_from_its_copy_in_check() {
     )
     .unwrap();
     let output = parcall(&["check", folder.to_str().unwrap(), "--case", "exec-seed-00*"]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&output.stderr),
-        common::stdout(&output)
-    );
+    assert_conforms(&output);
 }
 
 /// Every file a command names is in the sandbox, even where the folder around it is one a
@@ -251,13 +256,7 @@ fn a_module_in_a_folder_copies_leave_out_is_still_copied() {
         .current_dir(work.path().join("project"))
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&output.stderr),
-        common::stdout(&output)
-    );
+    assert_conforms(&output);
 }
 
 /// The adapter's folder inside the module's project (`TMPDIR` under it), checked from a
@@ -278,13 +277,7 @@ fn an_adapter_folder_inside_the_project_is_copied_once() {
         .env("TMPDIR", &tmp)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&output.stderr),
-        common::stdout(&output)
-    );
+    assert_conforms(&output);
 }
 
 /// A manifest's arguments are its own words: one naming a file of the machine does not copy
