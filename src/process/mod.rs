@@ -368,6 +368,7 @@ fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> 
             return Err(io::Error::last_os_error());
         }
         close_inherited_at_exec();
+        open_to_the_sandbox_user(CHILD_REPLY_FD);
         // Die with the runner, whatever kills it.
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
         let no_core = libc::rlimit {
@@ -394,6 +395,27 @@ fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> 
         }
     }
     Ok(())
+}
+
+/// Lets the child reopen its pipes by path, as every language's ordinary file API does
+/// (`new FileInputStream("/dev/fd/3")`, `os.NewFile`, `File.open("/dev/stdout")`): a pipe is
+/// created with mode 0600 and its creator as owner, and the sandbox's user is not its creator,
+/// so the open would be refused. Only fds `0..=last` that are pipes are changed, and every
+/// pipe there is one `Child::spawn` made for this child alone: the mode of an anonymous pipe
+/// matters only to opens through `/proc/PID/fd`, which only a process allowed to trace the
+/// child can make. Runs between fork and exec: fstat and fchmod are async-signal-safe.
+fn open_to_the_sandbox_user(last: i32) {
+    for fd in 0..=last {
+        let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: fstat writes one `stat` into the live local buffer; it is read only when
+        // fstat succeeded, and so filled it.
+        if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } == 0
+            && unsafe { stat.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFIFO
+        {
+            // SAFETY: fchmod takes integers only.
+            unsafe { libc::fchmod(fd, 0o666) };
+        }
+    }
 }
 
 /// The first descriptor the child does not need: 0-2 are stdio, 3 and 4 the protocol.

@@ -45,3 +45,4 @@ mod sandbox_isolation;
 mod sandbox_syscalls;
 mod shown;
 mod spec_integrity;
+mod toolchains;

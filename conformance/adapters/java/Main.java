@@ -6,23 +6,20 @@
 // record of invocations nor an answer it has not asked for.
 //
 //     javac -d out conformance/adapters/java/*.java
-//     parcall check --cmd "java --add-opens java.base/java.io=ALL-UNNAMED -cp out Main"
+//     parcall check --cmd "java -cp out Main"
 //
-// Java's standard library opens no inherited descriptor by number, and reopening
-// /proc/self/fd/3 is refused in parcall's sandbox (the pipe is not the sandbox user's):
-// `--add-opens` lets `inherited` set a FileDescriptor's number instead.
+// Java's standard library opens no inherited descriptor by number, so the pipes are opened
+// by path, as any file: /dev/fd/3 is the descriptor 3 this process inherited.
 //
 // The implementation here is sequential: one thread reads the channel, and a stub waiting
 // for its answer keeps any other message it reads for the request loop. A concurrent one
 // would read under a lock from whichever thread waits (PROTOCOL.md, step 4).
 import java.io.BufferedReader;
-import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.lang.reflect.Field;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -46,22 +43,9 @@ public final class Main {
     public static void main(String[] args) throws IOException {
         String[] fds = System.getenv().getOrDefault("PARCALL_PROTOCOL_FDS", "3,4").split(",");
         BufferedReader in = new BufferedReader(new InputStreamReader(
-                new FileInputStream(inherited(fds[0])), StandardCharsets.UTF_8));
-        OutputStream out = new FileOutputStream(inherited(fds[1]));
+                new FileInputStream("/dev/fd/" + fds[0].trim()), StandardCharsets.UTF_8));
+        OutputStream out = new FileOutputStream("/dev/fd/" + fds[1].trim());
         new Main(in, out).serve();
-    }
-
-    /** The descriptor this process inherited under `number`. */
-    private static FileDescriptor inherited(String number) throws IOException {
-        try {
-            FileDescriptor descriptor = new FileDescriptor();
-            Field fd = FileDescriptor.class.getDeclaredField("fd");
-            fd.setAccessible(true);
-            fd.setInt(descriptor, Integer.parseInt(number.trim()));
-            return descriptor;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IOException("cannot open fd " + number + " (run java with --add-opens java.base/java.io=ALL-UNNAMED)", e);
-        }
     }
 
     private void serve() throws IOException {

@@ -65,10 +65,7 @@ pub(crate) fn java_command() -> Option<String> {
         assert!(compiled.status.success(), "{compiled:?}");
         Some(classes)
     });
-    classes.as_ref().map(|classes| {
-        format!(
-            "java --add-opens java.base/java.io=ALL-UNNAMED -cp {} Main",
-            classes.display()
-        )
-    })
+    classes
+        .as_ref()
+        .map(|classes| format!("java -cp {} Main", classes.display()))
 }

@@ -1,0 +1,60 @@
+//! Every language, checked and graded alike: a program opens its protocol pipes the ordinary
+//! way (by path), a declared runtime finds its standard library in the sandbox, a manifest's
+//! build step compiles source inside it, and a failure the sandbox caused is told as the
+//! caller's set-up error, not as the implementation's.
+
+use crate::common;
+
+use common::copy_from_repo;
+use std::path::Path;
+
+/// A program that reopens its pipes and its stdout by path (as Java's `FileInputStream`, C#'s
+/// `FileStream` and Ruby's `File.open` do) before starting the Python adapter on the
+/// reopened descriptors.
+const REOPENS_BY_PATH: &str = r#"
+import os, sys
+request, reply = os.environ["PARCALL_PROTOCOL_FDS"].split(",")
+reader = os.open("/dev/fd/" + request, os.O_RDONLY)
+writer = os.open("/dev/fd/" + reply, os.O_WRONLY)
+stdout = os.open("/dev/stdout", os.O_WRONLY)
+os.write(stdout, b"stdout reopened\n")
+os.dup2(reader, int(request))
+os.dup2(writer, int(reply))
+os.execv(sys.executable, [sys.executable, "-I", "-B"] + sys.argv[1:])
+"#;
+
+fn python_project(dir: &Path) {
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &dir.join("solution.py"),
+    );
+    copy_from_repo(
+        "conformance/adapters/python/parcall_adapter.py",
+        &dir.join("adapter.py"),
+    );
+}
+
+#[test]
+fn a_program_opens_its_pipes_by_path_inside_the_sandbox() {
+    let work = tempfile::tempdir().unwrap();
+    python_project(work.path());
+    std::fs::write(work.path().join("reopen.py"), REOPENS_BY_PATH).unwrap();
+    let command = format!(
+        "python3 {} adapter.py solution.py",
+        work.path().join("reopen.py").display()
+    );
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(["check", "--cmd", &command, "--seed", "1", "--fuzz", "5"])
+        .args(["--color", "never"])
+        .current_dir(work.path())
+        .env("PARCALL_REGRESSIONS", work.path().join("regressions.json"))
+        .output()
+        .unwrap();
+    let stdout = common::stdout(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
