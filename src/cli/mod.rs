@@ -6,6 +6,7 @@ mod compare;
 pub mod exit;
 mod grade;
 mod grade_merge;
+mod init;
 mod mutate;
 mod progress;
 mod reference_cmd;
@@ -57,6 +58,10 @@ pub enum Command {
     /// report which survive.
     #[command(after_help = MUTATE_EXIT_HELP)]
     Mutate(Box<MutateArgs>),
+    /// Write a starter kit: a protocol adapter for LANG and the two functions left empty, so
+    /// an implementation in any language is only the two functions (`parcall init` lists the
+    /// kits).
+    Init(InitArgs),
     /// Say which of `parcall grade`'s protections are active on this machine, and why not.
     Doctor,
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
@@ -66,6 +71,19 @@ pub enum Command {
     /// Read the specification without running anything.
     #[command(subcommand)]
     Spec(SpecCommand),
+}
+
+/// `parcall init`: a starter kit.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The kit's language: go, java, javascript, python, ruby, rust, typescript. Without it,
+    /// the kits are listed.
+    #[arg(value_name = "LANG")]
+    pub language: Option<String>,
+    /// The folder to write it to (created if missing; no file in it is overwritten).
+    /// Default: `parcall-LANG`.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `parcall reference`: with no subcommand, the reference served over the protocol.
@@ -639,6 +657,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Compare(args) => compare::run(*args),
         Command::Grade(args) => grade::run(*args),
         Command::Mutate(args) => mutate::run(*args),
+        Command::Init(args) => finished_if_reader_left(init::run(args)),
         Command::Doctor => finished_if_reader_left(grade::doctor()),
         Command::Reference(args) => reference_cmd::run(args),
     }

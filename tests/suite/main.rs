@@ -32,6 +32,7 @@ mod grade_results;
 mod grade_sandbox;
 mod html_report;
 mod interrupt;
+mod kits;
 mod layering;
 mod mutate;
 mod number_models;
