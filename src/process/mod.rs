@@ -407,11 +407,13 @@ fn child_setup((request, reply): (i32, i32), limits: &Limits) -> io::Result<()> 
 fn open_to_the_sandbox_user(last: i32) {
     for fd in 0..=last {
         let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: fstat writes one `stat` into the live local buffer; it is read only when
-        // fstat succeeded, and so filled it.
-        if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } == 0
-            && unsafe { stat.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFIFO
-        {
+        // SAFETY: fstat writes one `stat` into the live local buffer.
+        if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } != 0 {
+            continue;
+        }
+        // SAFETY: fstat succeeded, so it filled the buffer.
+        let stat = unsafe { stat.assume_init() };
+        if stat.st_mode & libc::S_IFMT == libc::S_IFIFO {
             // SAFETY: fchmod takes integers only.
             unsafe { libc::fchmod(fd, 0o666) };
         }
