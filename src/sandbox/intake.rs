@@ -75,12 +75,16 @@ pub enum Refusal {
 pub fn copy_in(source: &Path, dest: &Path, bounds: Bounds) -> Result<(), Refusal> {
     let name = source.file_name().unwrap_or(OsStr::new("."));
     let top = PathBuf::from(name);
-    let dest_fd = open_at(None, dest.as_os_str(), libc::O_DIRECTORY | libc::O_NOFOLLOW).map_err(
-        |source| Refusal::Copy {
-            path: display(&top),
-            source,
-        },
-    )?;
+    let dest_fd = open_at(
+        None,
+        dest.as_os_str(),
+        libc::O_DIRECTORY | libc::O_NOFOLLOW,
+        0,
+    )
+    .map_err(|source| Refusal::Copy {
+        path: display(&top),
+        source,
+    })?;
     let mut budget = Budget {
         left: bounds.bytes,
         files: 0,
@@ -115,13 +119,13 @@ fn refusal(shown: &Path, refused: Refused) -> Refusal {
 }
 
 /// `openat(dir, name, flags)` with close-on-exec, for the copy's side; `None` opens `name`
-/// as a path.
-fn open_at(dir: Option<&OwnedFd>, name: &OsStr, flags: i32) -> io::Result<OwnedFd> {
+/// as a path. A file it creates has `mode`.
+fn open_at(dir: Option<&OwnedFd>, name: &OsStr, flags: i32, mode: u32) -> io::Result<OwnedFd> {
     let name = CString::new(name.as_bytes()).map_err(|_| io::ErrorKind::InvalidInput)?;
     let at = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
     // SAFETY: openat(2) reads `name` up to its NUL: a `CString` alive until after the call.
     // `at` is AT_FDCWD or an fd held open by `dir` for the call.
-    let fd = unsafe { libc::openat(at, name.as_ptr(), flags | libc::O_CLOEXEC, 0o600) };
+    let fd = unsafe { libc::openat(at, name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -156,7 +160,11 @@ fn copy_file(
         source,
     };
     let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
-    let mut target = File::from(open_at(Some(dest), name, flags).map_err(copying)?);
+    // The owner's execute bit is kept: a submission's own script or program (`./run.sh`,
+    // named by its manifest) starts inside the sandbox as it does in `check`. The copy is
+    // parcall's until it is enclosed, and runs only there.
+    let mode = if file.mode & 0o100 != 0 { 0o700 } else { 0o600 };
+    let mut target = File::from(open_at(Some(dest), name, flags, mode).map_err(copying)?);
     // Read no more than was accounted for, whatever the file grows to meanwhile.
     let mut contents = Vec::new();
     file.file
@@ -207,7 +215,7 @@ fn copy_dir(
                 if unsafe { libc::mkdirat(dest.as_raw_fd(), mk.as_ptr(), 0o755) } != 0 {
                     return Err(copying(io::Error::last_os_error()));
                 }
-                let sub = open_at(Some(dest), &name, libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                let sub = open_at(Some(dest), &name, libc::O_DIRECTORY | libc::O_NOFOLLOW, 0)
                     .map_err(copying)?;
                 budget.files += 1;
                 copy_dir(&child, &sub, &path, depth + 1, budget)?;

@@ -58,3 +58,45 @@ fn a_program_opens_its_pipes_by_path_inside_the_sandbox() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `grade` over `class` with `args`, its gradebook in `out`; asserts the run completed.
+fn grade(class: &Path, out: &Path, args: &[&str]) -> (String, String) {
+    let mut all = vec![
+        "grade",
+        class.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "2",
+        "--fuzz",
+        "10",
+    ];
+    all.extend(args);
+    let output = common::parcall(&all);
+    let said = (
+        common::stdout(&output),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}\n{}", said.0, said.1);
+    said
+}
+
+#[test]
+fn a_submissions_own_script_keeps_its_execute_bit_in_grade() {
+    use std::os::unix::fs::PermissionsExt;
+    let work = tempfile::tempdir().unwrap();
+    let scripted = work.path().join("class/scripted");
+    python_project(&scripted);
+    let run = scripted.join("run.sh");
+    std::fs::write(
+        &run,
+        "#!/bin/sh\nexec python3 -I -B adapter.py solution.py\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(scripted.join("parcall.json"), r#"{"cmd": ["./run.sh"]}"#).unwrap();
+    let out = work.path().join("out");
+    let said = grade(&work.path().join("class"), &out, &[]);
+    let entry = common::gradebook_entry(&out, "scripted");
+    assert_eq!(entry["verdict"], "conforms", "{entry}\n{}", said.0);
+}
