@@ -10,6 +10,10 @@ fn main() {
     if let Some(code) = parcall::sandbox::entered() {
         std::process::exit(code);
     }
+    // The build driver likewise: a build step where no sandbox runs it, then the program.
+    if let Some(code) = parcall::process::build::entered() {
+        std::process::exit(code);
+    }
     // Before any thread starts (see process::interrupt): SIGINT, SIGTERM and SIGHUP end the
     // run with its implementation's processes killed and its temporary folders removed.
     parcall::process::interrupt::install();

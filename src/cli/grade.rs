@@ -59,6 +59,7 @@ fn limits(args: &GradeArgs) -> Limits {
         cpu_seconds: Some(args.cpu_seconds),
         processes: Some(crate::sandbox::TASKS),
         file_bytes: Some(16 << 20),
+        build_seconds: args.build_timeout,
         ..Limits::default()
     }
 }
@@ -145,7 +146,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         None => crate::process::random::fresh()?,
     };
     let runtimes = sandbox::declare_runtimes(&args.runtime, &args.python, &args.node)?;
-    let sandbox = Sandbox::new(runtimes, limits(args))?;
+    let sandbox = Sandbox::new(runtimes, limits(args))?.with_readable(args.readable.clone());
     let mut grading = Grading {
         spec: &spec,
         functions,

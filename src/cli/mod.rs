@@ -209,6 +209,16 @@ pub struct GradeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 600, allow_negative_numbers = true,
           value_parser = values::submission_seconds)]
     pub submission_seconds: u64,
+    /// Seconds a manifest's build step (`"build"` in `parcall.json`: `go build`, `javac`) may
+    /// take, inside the sandbox, before the program starts; the start-up deadline grows by
+    /// it. A build past it fails as the implementation's.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::process::build::DEFAULT_SECONDS, allow_negative_numbers = true, value_parser = values::whole_seconds)]
+    pub build_timeout: u64,
+    /// A folder every submission's sandbox may read, bound read-only at its place
+    /// (repeatable): a library a runtime loads from outside what laying it out finds. Nothing
+    /// else of the machine is visible.
+    #[arg(long, value_name = "DIR", value_parser = values::existing_folder)]
+    pub readable: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -431,6 +441,11 @@ pub struct ProcessArgs {
     /// `node`, `sh` and `env` are declared already) and files of its own folder.
     #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
     pub runtime: Vec<(String, std::ffi::OsString)>,
+    /// Seconds a manifest's build step (`"build"` in `parcall.json`: `go build`, `javac`) may
+    /// take, inside the sandbox, before the program starts; the start-up deadline grows by
+    /// it. A build past it fails as the implementation's.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::process::build::DEFAULT_SECONDS, allow_negative_numbers = true, value_parser = values::whole_seconds)]
+    pub build_timeout: u64,
 }
 
 impl ProcessArgs {
@@ -439,6 +454,7 @@ impl ProcessArgs {
         crate::process::Limits {
             // values::mib bounds the flag, so the shift cannot overflow.
             memory_bytes: (self.memory_mib > 0).then_some(self.memory_mib << 20),
+            build_seconds: self.build_timeout,
             ..crate::process::Limits::default()
         }
     }

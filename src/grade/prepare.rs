@@ -5,7 +5,8 @@
 
 use super::discover::{Kind, Submission};
 use crate::json::Value;
-use crate::process::Launch;
+use crate::process::build::Build;
+use crate::process::{Launch, Limits};
 use crate::sandbox::intake::Refusal;
 use crate::sandbox::{Choice, ChoiceError, Sandbox, StageError, Staged, SANDBOX_PATH};
 use crate::spec::{Case, Function, SpecCase};
@@ -101,6 +102,11 @@ pub fn prepare(
             }
             std::fs::write(adapter, source)?;
             let module = short_module_name(&staged.copy, module_in_copy(submission))?;
+            // Only a manifest builds.
+            let limits = Limits {
+                build_seconds: 0,
+                ..limits
+            };
             let name = runtime_of(*language);
             let runtime = sandbox
                 .runtimes()
@@ -120,11 +126,33 @@ pub fn prepare(
             let (program, args) = manifest.cmd.split_first().expect("a checked manifest");
             // Chosen among the declared runtimes, or a file of its own copy, by name only:
             // nothing of the submission is run or read outside the sandbox.
-            let program = match sandbox.runtimes().choose(program, &home)? {
-                Choice::Runtime(path) | Choice::Own(path) => path,
+            let chosen = |word: &str| -> Result<PathBuf, PrepareError> {
+                match sandbox.runtimes().choose(word, &home)? {
+                    Choice::Runtime(path) | Choice::Own(path) => Ok(path),
+                }
+            };
+            let program = chosen(program)?;
+            let build = match &manifest.build {
+                Some(words) => {
+                    let (first, rest) = words.split_first().expect("a checked build step");
+                    let mut argv = vec![chosen(first)?.into_os_string()];
+                    argv.extend(rest.iter().map(OsString::from));
+                    Some(Build {
+                        argv,
+                        seconds: limits.build_seconds,
+                    })
+                }
+                None => None,
+            };
+            let limits = Limits {
+                build_seconds: build.as_ref().map_or(0, |b| b.seconds),
+                ..limits
             };
             let args: Vec<OsString> = args.iter().map(OsString::from).collect();
-            launch::program(program.as_os_str(), &args, Some(home.clone()), limits)
+            let mut launch =
+                launch::program(program.as_os_str(), &args, Some(home.clone()), limits);
+            launch.build = build;
+            launch
         }
     };
     let every_runtime = matches!(kind, Kind::Command(_));

@@ -109,6 +109,7 @@ pub fn make(
         limits,
         readable: Vec::new(),
         stdin: None,
+        build: None,
     };
     let runtimes = Runtimes::default().with("python", Path::new(&launch.program));
     let launch = contain::wrap(&launch, &contain::detect(), &runtimes, None);

@@ -3,6 +3,7 @@
 //! before exec, a deadline on every read, and the whole process group killed and reaped on
 //! drop, with a sweep for anything that escaped the group.
 
+pub mod build;
 pub mod cpu;
 pub mod data;
 pub mod interrupt;
@@ -60,6 +61,9 @@ pub struct Limits {
     pub processes: Option<u64>,
     /// Largest file it may write (RLIMIT_FSIZE).
     pub file_bytes: Option<u64>,
+    /// How long its build step may take (0 without one): the start-up deadline grows by
+    /// it, wherever the build runs (see [`build`]).
+    pub build_seconds: u64,
 }
 
 impl Limits {
@@ -83,6 +87,7 @@ impl Default for Limits {
             cpu_seconds: None,
             processes: None,
             file_bytes: None,
+            build_seconds: 0,
         }
     }
 }
@@ -104,6 +109,8 @@ pub struct Launch {
     /// how the sandbox's plan reaches its helper without showing on a command line, which
     /// every user of the machine can read.
     pub stdin: Option<std::sync::Arc<[u8]>>,
+    /// A step that builds the program before it starts, where it runs ([`build`]).
+    pub build: Option<build::Build>,
 }
 
 impl Launch {
@@ -179,6 +186,9 @@ impl Child {
     /// Starts the program with the protocol on fds 3 (requests) and 4 (replies), stdin from
     /// /dev/null, stdout and stderr drained into tails, in a new process group.
     pub fn spawn(launch: &Launch) -> io::Result<Child> {
+        // A build no sandbox took on runs under the build driver, then the program.
+        let driven = build::driven(launch);
+        let launch = &driven;
         let (request_read, request_write) = pipe()?;
         let (reply_read, reply_write) = pipe()?;
         let marker = format!(

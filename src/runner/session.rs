@@ -1,6 +1,6 @@
 //! One live implementation process after a successful handshake, and how to start one.
 
-use crate::process::{Child, Event, Launch, Received};
+use crate::process::{build, Child, Event, Launch, Received};
 use crate::protocol::{self, HelloReply, Reply, Request, PROTOCOL_VERSION};
 use std::time::{Duration, Instant};
 
@@ -43,6 +43,12 @@ pub enum StartError {
     NoFunction,
     Signature {
         problems: Vec<String>,
+    },
+    /// Its manifest's build step failed (`build` in `parcall.json`): the compiler's output
+    /// is what it printed.
+    Build {
+        reason: String,
+        output: String,
     },
 }
 
@@ -105,6 +111,7 @@ impl StartError {
                     .into()
             }
             StartError::Signature { problems } => problems.join("\n"),
+            StartError::Build { reason, .. } => reason.clone(),
         }
     }
 }
@@ -112,7 +119,9 @@ impl StartError {
 impl std::fmt::Display for StartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let printed = match self {
-            StartError::Timeout { output, .. } | StartError::Exited { output, .. } => output,
+            StartError::Timeout { output, .. }
+            | StartError::Exited { output, .. }
+            | StartError::Build { output, .. } => output,
             StartError::Load { printed, .. } => printed,
             _ => "",
         };
@@ -208,6 +217,8 @@ impl Session {
             protocol: PROTOCOL_VERSION,
             suite: suite.to_owned(),
         }));
+        // A build step runs first, under a deadline of its own.
+        let startup = startup + Duration::from_secs(launch.limits.build_seconds);
         let hello = match child.receive(Instant::now() + startup) {
             Received::Timeout => {
                 child.kill();
@@ -220,6 +231,9 @@ impl Session {
             Received::Event(Event::Closed) => {
                 // It closed its end: it is exiting, or has. A moment to see how.
                 let status = child.finish(Instant::now() + Duration::from_millis(500));
+                if let Some(error) = build_failure(status.as_ref(), &child.output_tail()) {
+                    return Err(error);
+                }
                 return Err(StartError::Exited {
                     status: status.map(super::describe_exit),
                     output: child.output_tail(),
@@ -249,6 +263,21 @@ impl Session {
         check_hello(&hello)?;
         Ok(Session { child, hello })
     }
+}
+
+/// The build step's failure, when the launch ended as a failed build does: with
+/// [`build::BUILD_FAILED`] and a last line saying so. What it printed before that line is the
+/// compiler's.
+fn build_failure(status: Option<&std::process::ExitStatus>, output: &str) -> Option<StartError> {
+    if status.and_then(std::process::ExitStatus::code) != Some(build::BUILD_FAILED) {
+        return None;
+    }
+    let at = output.rfind(build::MESSAGE_PREFIX)?;
+    let reason = output[at + build::MESSAGE_PREFIX.len()..].trim().to_owned();
+    Some(StartError::Build {
+        reason,
+        output: output[..at].trim_end().to_owned(),
+    })
 }
 
 fn check_hello(hello: &HelloReply) -> Result<(), StartError> {

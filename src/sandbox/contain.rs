@@ -242,15 +242,17 @@ fn request(
     runtimes: &Runtimes,
     own_folder: Option<&Path>,
 ) -> Result<super::Request, ContainError> {
-    let argv: Vec<PathBuf> = launch
+    let mut argv: Vec<PathBuf> = launch
         .command_line()
         .into_iter()
         .map(PathBuf::from)
         .collect();
-    let cwd = match &launch.current_dir {
+    let mut build = launch.build.clone();
+    let cwd_outside = match &launch.current_dir {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(ContainError::CurrentFolder)?,
     };
+    let mut cwd = cwd_outside.clone();
     let path = launch
         .env
         .iter()
@@ -259,7 +261,17 @@ fn request(
         .or_else(|| std::env::var_os("PATH"))
         .unwrap_or_default();
     let mut copies = match own_folder {
-        Some(folder) => folder_copies(folder, &argv[0], runtimes)?,
+        // A manifest's folder is its home, writable, as a graded submission's copy is: a
+        // build step writes its program there, and `check` and `grade` see one layout.
+        Some(folder) => {
+            let copies = folder_copies(folder, &argv[0], runtimes)?;
+            argv[0] = at_home(folder, &argv[0]);
+            if let Some(program) = build.as_mut().and_then(|b| b.argv.first_mut()) {
+                *program = at_home(folder, Path::new(program)).into_os_string();
+            }
+            cwd = PathBuf::from(super::HOME);
+            copies
+        }
         None => named_copies(&argv, &cwd, runtimes),
     };
     // It starts in the caller's folder (empty unless a copy lands there), so relative names
@@ -271,7 +283,7 @@ fn request(
     Ok(super::Request {
         argv,
         path,
-        cwd_outside: cwd.clone(),
+        cwd_outside,
         cwd,
         runtimes: runtimes.clone(),
         every_runtime: false,
@@ -282,7 +294,17 @@ fn request(
         gid,
         scratch_bytes: SCRATCH_BYTES,
         cgroup_procs: Vec::new(),
+        build,
     })
+}
+
+/// Where `path`, a path of the manifest's `folder` on the machine, is inside: under the
+/// sandbox's home, where the folder's copy is. Any other word is left as it is.
+fn at_home(folder: &Path, path: &Path) -> PathBuf {
+    match path.strip_prefix(folder) {
+        Ok(inner) if path.is_absolute() => Path::new(super::HOME).join(inner),
+        _ => path.to_owned(),
+    }
 }
 
 /// The copies for a command the caller wrote (`--cmd`, a module under its adapter): the
@@ -330,13 +352,24 @@ fn folder_copies(
     if fits {
         copies.push(Step::Copy {
             source: folder.to_owned(),
-            path: folder.to_owned(),
+            path: super::HOME.into(),
             skip_hidden: true,
         });
     }
     let own = !runtimes.trusts(program) && program.starts_with(folder);
     if own && !(fits && super::copy_holds(folder, program)) {
-        copies.push(own_files(program, folder));
+        copies.push(match own_files(program, folder) {
+            Step::Copy {
+                source,
+                path,
+                skip_hidden,
+            } => Step::Copy {
+                source,
+                path: at_home(folder, &path),
+                skip_hidden,
+            },
+            other => other,
+        });
     } else if !fits {
         return Err(ContainError::TooLarge(folder.to_owned()));
     }

@@ -327,6 +327,16 @@ fn inside(plan: &Plan, prepared: &[Prepared]) -> Result<std::convert::Infallible
         .map_err(os(format!("cannot enter {}", plan.cwd.display())))?;
     // Last: from here on the helper may make only the calls the implementation may.
     seccomp::install().map_err(|e| e.to_string())?;
+    if !plan.build.is_empty() {
+        let build: Vec<std::ffi::OsString> = plan
+            .build
+            .iter()
+            .map(|w| w.clone().into_os_string())
+            .collect();
+        if let Err(reason) = crate::process::build::run(&build, plan.build_seconds, true) {
+            std::process::exit(crate::process::build::failed(&build, &reason));
+        }
+    }
     exec(&plan.argv)
 }
 

@@ -29,6 +29,7 @@ pub fn probe(uid: u32, gid: u32) -> Result<(), String> {
         gid,
         scratch_bytes: 1 << 20,
         cgroup_procs: Vec::new(),
+        build: None,
     })
     .map_err(|e| e.to_string())?;
     let mut child = std::process::Command::new(&helper)
@@ -67,6 +68,7 @@ pub fn failing(message: &str, inner: &Launch, helper: &Path) -> Launch {
         limits: inner.limits,
         readable: Vec::new(),
         stdin: Some(format!("{FAILED_MARK}{message}").into_bytes().into()),
+        build: None,
     }
 }
 
@@ -93,6 +95,8 @@ pub fn launch(plan: &Plan, inner: &Launch, helper: &Path) -> Launch {
         limits: inner.limits,
         readable: Vec::new(),
         stdin: Some(plan_bytes(plan).into()),
+        // The plan carries the build: its PID 1 runs it.
+        build: None,
     }
 }
 

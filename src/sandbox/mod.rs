@@ -42,7 +42,7 @@ pub use contain::{ContainError, Containment};
 pub use enter::SCRATCH_INODES;
 pub use helper::{carried, entered, failing, helper, launch, probe};
 pub use layout::LayoutError;
-pub use plan::{assemble, copy_holds, fits, Plan, Request, Step};
+pub use plan::{assemble, copy_holds, fits, Plan, Request, Step, BUILD_SCRATCH_BYTES};
 pub use protections::{Capabilities, Protection};
 pub use runtimes::{Choice, ChoiceError, Runtime, RuntimeError, Runtimes};
 pub use stage::{

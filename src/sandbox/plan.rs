@@ -30,6 +30,10 @@ pub struct Plan {
     /// arguments, program name first.
     #[serde(with = "bytes_list")]
     pub argv: Vec<PathBuf>,
+    /// A build step its PID 1 runs first, in `cwd` (empty: none), and how long it may take.
+    #[serde(with = "bytes_list")]
+    pub build: Vec<PathBuf>,
+    pub build_seconds: u64,
 }
 
 /// One thing in the new root. Paths are absolute paths inside, which are also the host's paths
@@ -112,7 +116,14 @@ pub struct Request {
     pub gid: u32,
     pub scratch_bytes: u64,
     pub cgroup_procs: Vec<PathBuf>,
+    /// A build step to run inside before the program ([`crate::process::build`]).
+    pub build: Option<crate::process::build::Build>,
 }
+
+/// What everything writable may hold when a build step runs: a compiler's caches (Go's
+/// build cache for the standard library, a JVM's class files) live there too. The control
+/// group's memory limit counts it, as it counts every page of the scratch.
+pub const BUILD_SCRATCH_BYTES: u64 = 512 << 20;
 
 /// Lays the root out for a request: the program and what it needs, the base, the copies.
 ///
@@ -160,12 +171,34 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
             false
         }
     };
-    if request.every_runtime || starts_own_program {
+    let mut build = request.build.clone();
+    if let Some(word) = build.as_mut().and_then(|b| b.argv.first_mut()) {
+        let program = PathBuf::from(&*word);
+        let own_file = own_relative(&program) || (program.is_absolute() && own(&program));
+        let declared = layout::resolve(program.as_os_str(), &request.path, &request.cwd_outside)
+            .filter(|found| !own_file && request.runtimes.trusts(found));
+        if let Some(found) = declared {
+            // As for the program: a launcher script's interpreter runs in its place.
+            *word = layout::program(&mut builder, &found)?.into_os_string();
+        } else if !own_file {
+            return Err(layout::LayoutError {
+                program: program.display().to_string(),
+                reason: format!(
+                    "the build step's program is neither a declared runtime ({}) nor a file of \
+                     the implementation's own: the caller declares a toolchain with \
+                     --runtime NAME=PATH",
+                    request.runtimes.names()
+                ),
+            });
+        }
+    }
+    let build = build.as_ref();
+    if request.every_runtime || starts_own_program || build.is_some() {
         for runtime in request.runtimes.iter() {
             layout::program(&mut builder, &runtime.program)?;
         }
     }
-    if starts_own_program {
+    if starts_own_program || build.is_some() {
         layout::system_libraries(&mut builder)?;
     }
     for folder in &request.readable {
@@ -180,10 +213,18 @@ pub fn assemble(request: Request) -> Result<Plan, layout::LayoutError> {
         uid: request.uid,
         gid: request.gid,
         steps,
-        scratch_bytes: request.scratch_bytes,
+        scratch_bytes: if build.is_some() {
+            request.scratch_bytes.max(BUILD_SCRATCH_BYTES)
+        } else {
+            request.scratch_bytes
+        },
         cgroup_procs: request.cgroup_procs,
         cwd: request.cwd,
         argv,
+        build: build
+            .map(|b| b.argv.iter().map(PathBuf::from).collect())
+            .unwrap_or_default(),
+        build_seconds: build.map_or(0, |b| b.seconds),
     })
 }
 

@@ -92,6 +92,8 @@ pub struct Sandbox {
     limits: Limits,
     uids: Option<Lease>,
     cgroups: Option<RunGroups>,
+    /// Folders every submission may read, beside what its runtime needs (`--readable`).
+    readable: Vec<PathBuf>,
 }
 
 /// A submission's folder in the workspace, with its copy; dropping it removes the folder and
@@ -176,7 +178,15 @@ impl Sandbox {
             limits,
             uids,
             cgroups: run_groups,
+            readable: Vec::new(),
         })
+    }
+
+    /// Lets every submission read `folders` too, bound read-only at their place: a library a
+    /// runtime loads from outside what laying it out finds.
+    pub fn with_readable(mut self, folders: Vec<PathBuf>) -> Sandbox {
+        self.readable = folders;
+        self
     }
 
     /// The programs submissions may start (see [`Runtimes`]).
@@ -273,7 +283,7 @@ impl Sandbox {
             (own_uid, own_gid)
         };
         let request = super::Request {
-            readable: Vec::new(),
+            readable: self.readable.clone(),
             argv: inner
                 .command_line()
                 .into_iter()
@@ -299,6 +309,7 @@ impl Sandbox {
                 .as_ref()
                 .map(Group::procs_files)
                 .unwrap_or_default(),
+            build: inner.build.clone(),
         };
         let launch = Launch {
             env: sandbox_env(Path::new(super::HOME), "/tmp".into()),
@@ -312,6 +323,8 @@ impl Sandbox {
     /// when parcall is root, else the command itself; the environment scrubbed, the folder
     /// the submission's copy.
     fn plain(&self, inner: Launch, uid: u32, home: &Path) -> Launch {
+        // The build runs as the submission does, under its uid: inside `setpriv`.
+        let inner = crate::process::build::driven(&inner);
         let mut target = inner.command_line().into_iter();
         let (program, args) = if self.capabilities.own_uid() {
             let mut args: Vec<OsString> = vec![
@@ -336,6 +349,7 @@ impl Sandbox {
             limits: inner.limits,
             readable: Vec::new(),
             stdin: None,
+            build: None,
         }
     }
 

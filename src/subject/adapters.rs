@@ -6,6 +6,7 @@
 use super::environment::EnvPolicy;
 use super::launch::{self, Contained, Language, Wrap};
 use super::manifest::MANIFEST;
+use crate::process::build::Build;
 use crate::process::{interrupt, Launch, Limits};
 use crate::sandbox::{contain, Containment};
 use crate::sandbox::{Choice, Runtimes};
@@ -188,6 +189,11 @@ fn under_adapter(
     )?;
     let adapter = dir.path().join(adapter_name);
     let module = std::path::absolute(path)?;
+    // Only a manifest builds.
+    let limits = Limits {
+        build_seconds: 0,
+        ..limits
+    };
     Ok(Prepared {
         launch: language.module(interpreter.as_os_str(), &adapter, &module, limits),
         target: path.display().to_string(),
@@ -243,6 +249,10 @@ pub fn command(line: &str, runtimes: &Runtimes, limits: Limits) -> Result<Prepar
     };
     let program = resolve_program(OsStr::new(program), "--cmd")?;
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let limits = Limits {
+        build_seconds: 0,
+        ..limits
+    };
     Ok(Prepared {
         launch: launch::program(program.as_os_str(), &args, None, limits),
         target: line.to_owned(),
@@ -300,14 +310,33 @@ pub fn module_or_manifest(
         .cmd
         .split_first()
         .expect("a read manifest names a program");
-    let program = match runtimes.choose(program, &folder) {
-        Ok(Choice::Runtime(program)) => program,
-        Ok(Choice::Own(file)) => own_program(&folder, &file).map_err(problem)?,
-        Err(error) => return Err(problem(error.to_string())),
+    let chosen = |word: &str| match runtimes.choose(word, &folder) {
+        Ok(Choice::Runtime(program)) => Ok(program),
+        Ok(Choice::Own(file)) => own_program(&folder, &file).map_err(problem),
+        Err(error) => Err(problem(error.to_string())),
+    };
+    let program = chosen(program)?;
+    let build = match &read.build {
+        Some(words) => {
+            let (first, rest) = words.split_first().expect("a read build names a program");
+            let mut argv = vec![chosen(first)?.into_os_string()];
+            argv.extend(rest.iter().map(OsString::from));
+            Some(Build {
+                argv,
+                seconds: limits.build_seconds,
+            })
+        }
+        None => None,
+    };
+    let limits = Limits {
+        build_seconds: build.as_ref().map_or(0, |b| b.seconds),
+        ..limits
     };
     let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+    let mut launch = launch::program(program.as_os_str(), &args, Some(folder.clone()), limits);
+    launch.build = build;
     Ok(Prepared {
-        launch: launch::program(program.as_os_str(), &args, Some(folder.clone()), limits),
+        launch,
         target: path.display().to_string(),
         containment: Containment::ProcessGroup,
         runtimes: runtimes.clone(),

@@ -90,6 +90,7 @@ fn plain(
         limits,
         readable: Vec::new(),
         stdin: None,
+        build: None,
     }
 }
 

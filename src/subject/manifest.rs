@@ -20,6 +20,11 @@ const MANIFEST_BYTES: u64 = 4096;
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub cmd: Vec<String>,
+    /// A step that builds the program from source before `cmd` starts (`go build -o impl
+    /// .`), run in the folder, inside the sandbox, by the same rules as `cmd`: a declared
+    /// runtime by name or a file of the folder ([`crate::process::build`]).
+    #[serde(default)]
+    pub build: Option<Vec<String>>,
 }
 
 /// The manifest at `path`, strictly: a regular file (no link), small, exactly the fields
@@ -62,14 +67,26 @@ fn parse(opened: Result<Entry, Refused>) -> Result<Manifest, String> {
         return Err(format!("larger than {MANIFEST_BYTES} bytes"));
     }
     let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| {
-        format!("{e}; expected {{\"cmd\": [\"PROGRAM\", \"ARG\", ...]}} and nothing else")
+        format!(
+            "{e}; expected {{\"cmd\": [\"PROGRAM\", \"ARG\", ...]}}, with \"build\": [\"PROGRAM\", \
+             \"ARG\", ...] when the program is built first, and nothing else"
+        )
     })?;
-    match manifest.cmd.first() {
-        None => Err("`cmd` is empty: name the program that speaks the protocol".into()),
-        Some(program) if program.is_empty() => Err("`cmd` names an empty program".into()),
-        Some(_) if manifest.cmd.iter().any(|w| w.contains('\0')) => {
-            Err("`cmd` holds a NUL character".into())
+    command_words("cmd", &manifest.cmd, "the program that speaks the protocol")?;
+    if let Some(build) = &manifest.build {
+        command_words("build", build, "the program that builds it")?;
+    }
+    Ok(manifest)
+}
+
+/// Checks the words of a command field: a program first, no empty program, no NUL.
+fn command_words(field: &str, words: &[String], what: &str) -> Result<(), String> {
+    match words.first() {
+        None => Err(format!("`{field}` is empty: name {what}")),
+        Some(program) if program.is_empty() => Err(format!("`{field}` names an empty program")),
+        Some(_) if words.iter().any(|w| w.contains('\0')) => {
+            Err(format!("`{field}` holds a NUL character"))
         }
-        Some(_) => Ok(manifest),
+        Some(_) => Ok(()),
     }
 }
