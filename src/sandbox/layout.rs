@@ -1,7 +1,9 @@
 //! What a sandbox's root holds: exactly what its interpreter needs, found by asking the
 //! interpreter itself (Python: its module search path without site-packages, and every shared
-//! object mapped once all its extension modules are loaded; Node: the objects it maps), the
-//! program and its libraries for anything else, a minimal `/dev` and `/etc`. Paths keep their
+//! object mapped once all its extension modules are loaded; Node: the objects it maps; Ruby:
+//! its standard library and default gems; Perl: its module path), a runtime's installation
+//! folder (a JDK, Go's GOROOT), the program and its libraries for anything else, a minimal
+//! `/dev` and `/etc`. Paths keep their
 //! place on the machine, and the links on the way to them are recreated, so an interpreter
 //! finds its files where it was built to. Found once per program and kept for the process.
 
@@ -142,8 +144,11 @@ pub(super) fn base(builder: &mut Builder) -> Result<(), String> {
     if let Some(loader) = loader() {
         builder.bind(&loader)?;
     }
-    if Path::new("/etc/ld.so.cache").is_file() {
-        builder.bind(Path::new("/etc/ld.so.cache"))?;
+    // The locale every sandbox runs in (LANG=C.UTF-8), where the C library keeps it.
+    for shared in ["/etc/ld.so.cache", "/usr/lib/locale/C.utf8"] {
+        if Path::new(shared).exists() {
+            builder.bind(Path::new(shared))?;
+        }
     }
     Ok(())
 }
@@ -155,6 +160,10 @@ fn kind(program: &Path) -> &'static str {
         "python"
     } else if name.starts_with("node") {
         "node"
+    } else if name.starts_with("ruby") {
+        "ruby"
+    } else if name.starts_with("perl") {
+        "perl"
     } else {
         "program"
     }
@@ -322,6 +331,16 @@ fn direct_needs(program: &Path, depth: usize) -> Result<Vec<PathBuf>, String> {
         return Ok(paths);
     }
     match kind(program) {
+        kind @ ("ruby" | "perl") => {
+            let real = std::fs::canonicalize(program)
+                .map_err(|e| format!("{}: {e}", program.display()))?;
+            paths.extend(libraries(&real)?);
+            let ask = if kind == "ruby" { RUBY_ASK } else { PERL_ASK };
+            for folder in library_folders(program, ask)? {
+                paths.extend(libraries_of_shared_objects(&folder)?);
+                paths.push(folder);
+            }
+        }
         "node" => paths.extend(mapped(
             program,
             &[
@@ -472,6 +491,34 @@ sys.stdout.write('\0'.join(out))
         }
     }
     Ok(paths)
+}
+
+/// What Ruby is asked for: the folders of its standard library (Ruby's own files and its
+/// compiled extensions, `json` among them) and of its default gems, which RubyGems reads as
+/// it starts; not `site_ruby` or `vendor_ruby`, the machine's installed packages.
+const RUBY_ASK: &[&str] = &[
+    "-e",
+    r#"require "rbconfig"
+dirs = [RbConfig::CONFIG["rubylibdir"], RbConfig::CONFIG["rubyarchdir"]]
+dirs << Gem.default_dir if defined?(Gem)
+dirs += $LOAD_PATH.reject { |d| d.include?("site_ruby") || d.include?("vendor_ruby") }
+print dirs.compact.uniq.select { |d| File.directory?(d) }.join("\0")"#,
+];
+
+/// What Perl is asked for: the folders of its module search path.
+const PERL_ASK: &[&str] = &[
+    "-e",
+    r#"print join("\0", grep { -d $_ && $_ ne "." } @INC)"#,
+];
+
+/// The folders `program` names when run with `args` (NUL-separated absolute paths).
+fn library_folders(program: &Path, args: &[&str]) -> Result<Vec<PathBuf>, String> {
+    let output = run(program, args)?;
+    Ok(output
+        .split(|b| *b == 0)
+        .map(|item| PathBuf::from(OsStr::from_bytes(item)))
+        .filter(|path| path.is_absolute() && path.is_dir())
+        .collect())
 }
 
 /// Every file `program` maps after running `args` (which print its `/proc/self/maps`).

@@ -200,6 +200,7 @@ fn the_jail_plan_is_not_on_the_helpers_command_line() {
         gid: 0,
         scratch_bytes: 1 << 20,
         cgroup_procs: Vec::new(),
+        build: None,
     })
     .unwrap();
     let inner = parcall::subject::launch::program("sh".as_ref(), &[], None, Default::default());

@@ -100,3 +100,76 @@ fn a_submissions_own_script_keeps_its_execute_bit_in_grade() {
     let entry = common::gradebook_entry(&out, "scripted");
     assert_eq!(entry["verdict"], "conforms", "{entry}\n{}", said.0);
 }
+
+/// A declared runtime finds its standard library inside the sandbox, found by asking it on
+/// the machine: Ruby's `json` (a compiled extension) and `set`, with no `--readable`.
+#[test]
+fn ruby_finds_its_standard_library_in_the_sandbox() {
+    if !std::process::Command::new("ruby")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: no ruby on this machine (.ci/run installs it)");
+        return;
+    }
+    let output = common::parcall(&[
+        "check",
+        "--cmd",
+        "ruby -e 'require %q(json); require %q(set); STDERR.puts JSON.generate([1]); exit 7'",
+        "--fuzz",
+        "0",
+        "--color",
+        "never",
+    ]);
+    let said = common::stdout(&output);
+    assert!(said.contains("exited with status 7"), "{said}");
+    assert!(
+        said.contains("[1]") && !said.contains("cannot load"),
+        "{said}"
+    );
+}
+
+/// A manifest's build step runs in the sandbox before its program, in a writable copy of the
+/// folder (the caller's folder is left as it was); a build that fails is the implementation's
+/// failure, told with what the compiler printed.
+#[test]
+fn a_build_step_runs_in_the_sandbox_and_its_failure_shows_the_compilers_output() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("built");
+    python_project(&dir);
+    let build = r#"import shutil; shutil.copy("adapter.py", "built.py")"#;
+    let manifest = serde_json::json!({
+        "build": ["python3", "-c", build],
+        "cmd": ["python3", "-I", "-B", "built.py", "solution.py"],
+    });
+    std::fs::write(dir.join("parcall.json"), manifest.to_string()).unwrap();
+    let check = |dir: &Path| {
+        common::parcall(&[
+            "check",
+            dir.to_str().unwrap(),
+            "--fuzz",
+            "5",
+            "--color",
+            "never",
+        ])
+    };
+    let output = check(&dir);
+    assert_eq!(output.status.code(), Some(0), "{}", common::stdout(&output));
+    assert!(
+        !dir.join("built.py").exists(),
+        "the build wrote into the caller's folder"
+    );
+
+    let failing = r#"import sys; sys.stderr.write("main.go:3:2: undefined: x\n"); sys.exit(2)"#;
+    let manifest = serde_json::json!({
+        "build": ["python3", "-c", failing],
+        "cmd": ["python3", "-I", "-B", "adapter.py", "solution.py"],
+    });
+    std::fs::write(dir.join("parcall.json"), manifest.to_string()).unwrap();
+    let output = check(&dir);
+    let said = common::stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("failed: it exited with status 2"), "{said}");
+    assert!(said.contains("main.go:3:2: undefined: x"), "{said}");
+}
