@@ -358,7 +358,7 @@ impl Results {
 }
 
 /// `parcall doctor`.
-pub(super) fn doctor() -> anyhow::Result<i32> {
+pub(super) fn doctor(args: &super::DoctorArgs) -> anyhow::Result<i32> {
     let capabilities = Capabilities::detect();
     let defaults = Limits {
         memory_bytes: Some(1024 << 20),
@@ -404,7 +404,51 @@ pub(super) fn doctor() -> anyhow::Result<i32> {
             None => writeln!(out, "no `{program}` on PATH={path}: pass {flag} with an absolute path the submissions' uid can read")?,
         }
     }
-    Ok(exit::SUCCESS)
+    let runtimes = match crate::sandbox::declare_runtimes(&args.runtime, &args.python, &args.node) {
+        Ok(runtimes) => runtimes,
+        Err(error) => {
+            say!("error: {error}");
+            return Ok(exit::USAGE);
+        }
+    };
+    writeln!(
+        out,
+        "declared runtimes (a manifest starts them by name; --runtime NAME=PATH declares more):"
+    )?;
+    let mut failed = false;
+    for runtime in runtimes.iter() {
+        match crate::sandbox::runtime_binds(&runtime.program) {
+            Ok(binds) => {
+                let folders: Vec<String> = binds
+                    .iter()
+                    .filter(|p| p.is_dir())
+                    .map(|p| p.display().to_string())
+                    .collect();
+                let files = binds.len() - folders.len();
+                writeln!(
+                    out,
+                    "  {:<8} {}: the sandbox binds {files} files{}",
+                    runtime.name,
+                    runtime.program.display(),
+                    if folders.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" and the folders {}", folders.join(", "))
+                    }
+                )?;
+            }
+            Err(error) => {
+                failed = true;
+                writeln!(
+                    out,
+                    "  {:<8} {}: {error}",
+                    runtime.name,
+                    runtime.program.display()
+                )?;
+            }
+        }
+    }
+    Ok(if failed { exit::USAGE } else { exit::SUCCESS })
 }
 
 /// What `PROGRAM --version` says on the submissions' PATH, if it runs there.

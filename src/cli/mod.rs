@@ -62,8 +62,9 @@ pub enum Command {
     /// an implementation in any language is only the two functions (`parcall init` lists the
     /// kits).
     Init(InitArgs),
-    /// Say which of `parcall grade`'s protections are active on this machine, and why not.
-    Doctor,
+    /// Say which of `parcall grade`'s protections are active on this machine, and why not,
+    /// and what each declared runtime finds in the sandbox (`--runtime NAME=PATH`).
+    Doctor(DoctorArgs),
     /// Serve the Rust reference over the protocol (the runner's own end-to-end test):
     /// `parcall check --cmd "parcall reference"` must pass. `parcall reference key '{"b": 1, "a": 1.0}'`
     /// prints the cache key the reference computes for an args object instead.
@@ -71,6 +72,21 @@ pub enum Command {
     /// Read the specification without running anything.
     #[command(subcommand)]
     Spec(SpecCommand),
+}
+
+/// `parcall doctor`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Python, as `grade --python` takes it.
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: std::ffi::OsString,
+    /// Node, as `grade --node` takes it.
+    #[arg(long, value_name = "PATH", default_value = "node")]
+    pub node: std::ffi::OsString,
+    /// A runtime to declare as `check`, `compare` and `grade` take it (repeatable): doctor
+    /// shows what laying it out finds (its standard library, installation folder, libraries).
+    #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
+    pub runtime: Vec<(String, std::ffi::OsString)>,
 }
 
 /// `parcall init`: a starter kit.
@@ -674,7 +690,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Grade(args) => grade::run(*args),
         Command::Mutate(args) => mutate::run(*args),
         Command::Init(args) => finished_if_reader_left(init::run(args)),
-        Command::Doctor => finished_if_reader_left(grade::doctor()),
+        Command::Doctor(args) => finished_if_reader_left(grade::doctor(&args)),
         Command::Reference(args) => reference_cmd::run(args),
     }
 }

@@ -82,3 +82,19 @@ pub fn enclose(
     })?;
     Ok(launch(&plan, inner, &helper))
 }
+
+/// What laying out `program` binds in a sandbox (its files and folders, found by asking it as
+/// a sandbox would, once per process): for `parcall doctor` to show what each declared runtime
+/// will find.
+pub fn runtime_binds(program: &std::path::Path) -> Result<Vec<std::path::PathBuf>, LayoutError> {
+    let mut builder = layout::Builder::default();
+    layout::program(&mut builder, program)?;
+    Ok(builder
+        .finish()
+        .into_iter()
+        .filter_map(|step| match step {
+            Step::Bind { path, .. } => Some(path),
+            _ => None,
+        })
+        .collect())
+}
