@@ -73,6 +73,16 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
         say!("parcall: warning: {warning}");
     }
     let outcome = execute(&args, &plan);
+    // A start-up that the sandbox failed is the caller's to fix, with a flag.
+    let lacked = outcome
+        .checked
+        .start_error
+        .as_ref()
+        .and_then(|error| crate::sandbox::lacked_library(&error.to_string()));
+    if let Some(message) = lacked {
+        say!("error: {message}");
+        return Ok(exit::USAGE);
+    }
     if let Some(message) = memory_too_small(&args, &plan, &outcome.checked) {
         say!("error: {message}");
         return Ok(exit::USAGE);

@@ -292,6 +292,11 @@ impl Grading<'_> {
         let report = check::report(&checked, &context);
         let requirements = self.rubric.score(&report, self.spec);
         let score = requirements.iter().map(|r| r.earned).sum();
+        // A start-up the sandbox failed is the teacher's set-up to fix, not the student's.
+        let setup_error = checked
+            .start_error
+            .as_ref()
+            .and_then(|error| crate::sandbox::lacked_library(&error.to_string()));
         Graded {
             submission: submission.clone(),
             report,
@@ -299,7 +304,7 @@ impl Grading<'_> {
             score,
             max_score: self.rubric.max_score(),
             duration: started.elapsed(),
-            setup_error: None,
+            setup_error,
             refusal: None,
             host_paths: self.host_paths(submission),
         }

@@ -98,3 +98,54 @@ pub fn runtime_binds(program: &std::path::Path) -> Result<Vec<std::path::PathBuf
         })
         .collect())
 }
+
+/// When a program died at start-up for want of a shared library the sandbox did not bind but
+/// this machine has (`error while loading shared libraries: libX.so.1: cannot open shared
+/// object file`): the caller's set-up error, with the flag that fixes it. `None` otherwise.
+pub fn lacked_library(output: &str) -> Option<String> {
+    const SAID: &str = "error while loading shared libraries: ";
+    let at = output.find(SAID)? + SAID.len();
+    let library = output[at..].split(':').next()?.trim();
+    if library.is_empty() || library.contains('/') {
+        return None;
+    }
+    let folder = ["/lib", "/usr/lib", "/usr/local/lib", "/lib64", "/usr/lib64"]
+        .iter()
+        .flat_map(|top| {
+            let top = std::path::Path::new(top);
+            let arch = std::fs::read_dir(top)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.to_string_lossy().ends_with("-linux-gnu"));
+            std::iter::once(top.to_owned())
+                .chain(arch)
+                .collect::<Vec<_>>()
+        })
+        .find(|folder| folder.join(library).exists())?;
+    Some(format!(
+        "the sandbox lacks {library}, which this machine has in {}: the program needs a \
+         library its runtime's layout did not find; pass --readable {} to bind that folder",
+        folder.display(),
+        folder.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_the_machine_has_is_named_with_the_flag_that_binds_it() {
+        let said = "./impl: error while loading shared libraries: libc.so.6: cannot open shared object file: No such file or directory";
+        let message = lacked_library(said).expect("libc.so.6 is on every Linux machine");
+        assert!(
+            message.contains("libc.so.6") && message.contains("--readable /"),
+            "{message}"
+        );
+        let unknown = "error while loading shared libraries: libnowhere.so.9: cannot open";
+        assert_eq!(lacked_library(unknown), None);
+        assert_eq!(lacked_library("Traceback: KeyError"), None);
+    }
+}
