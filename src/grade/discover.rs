@@ -571,6 +571,7 @@ mod tests {
             Ok(cmd) => {
                 let manifest = Manifest {
                     cmd: cmd.iter().map(|w| w.to_string()).collect(),
+                    build: None,
                 };
                 assert_eq!(found[0].kind, Some(Kind::Command(manifest)));
                 assert_eq!(found[0].refused, None);

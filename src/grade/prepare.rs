@@ -256,7 +256,6 @@ fn short_module_name(stage: &Path, module: PathBuf) -> std::io::Result<PathBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process::Limits;
     use crate::sandbox::{self, declare_runtimes};
     use std::ffi::OsStr;
 

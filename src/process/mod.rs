@@ -520,6 +520,7 @@ mod tests {
                 limits: Limits::default(),
                 readable: Vec::new(),
                 stdin: None,
+                build: None,
             };
             let mut child = Child::spawn(&launch).unwrap();
             let deadline = Instant::now() + Duration::from_secs(10);

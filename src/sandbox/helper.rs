@@ -223,6 +223,7 @@ mod tests {
             gid: if uid == 0 { 0x7ff0_0000 } else { gid },
             scratch_bytes: 8 << 20,
             cgroup_procs: vec![],
+            build: None,
         })
         .unwrap();
         let inner = Launch {
@@ -234,6 +235,7 @@ mod tests {
             limits: crate::process::Limits::default(),
             readable: Vec::new(),
             stdin: None,
+            build: None,
         };
         let launch = launch(&plan, &inner, &helper);
         let mut child = std::process::Command::new(&launch.program)

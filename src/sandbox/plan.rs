@@ -375,6 +375,8 @@ mod tests {
             ],
             scratch_bytes: 1 << 20,
             cgroup_procs: vec![],
+            build: vec![],
+            build_seconds: 0,
             cwd: HOME.into(),
             argv: vec!["python3".into(), odd],
         };
