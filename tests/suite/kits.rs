@@ -8,7 +8,10 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod java;
 mod modules;
+mod rust;
+mod typescript;
 
 /// Whether `program` runs here; says why the test is skipped when it does not.
 pub(crate) fn toolchain(program: &str, version_flag: &str) -> bool {

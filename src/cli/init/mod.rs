@@ -6,8 +6,11 @@
 //! `tests/suite/kits.rs` fills every kit with a correct implementation kept in the
 //! repository and checks that it conforms, so no kit can rot.
 
+mod java;
 mod javascript;
 mod python;
+mod rust;
+mod typescript;
 
 use super::{exit, InitArgs};
 use std::io::Write;
@@ -29,7 +32,13 @@ pub(super) struct Kit {
 }
 
 /// Every kit, by language name.
-pub(super) const KITS: &[&Kit] = &[&javascript::KIT, &python::KIT];
+pub(super) const KITS: &[&Kit] = &[
+    &java::KIT,
+    &javascript::KIT,
+    &python::KIT,
+    &rust::KIT,
+    &typescript::KIT,
+];
 
 /// The kit for `language` (its name, case-insensitive; `ts` and `js` for short).
 pub(super) fn kit(language: &str) -> Option<&'static Kit> {
