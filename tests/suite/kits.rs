@@ -19,6 +19,10 @@ pub(crate) fn toolchain(program: &str, version_flag: &str) -> bool {
         .arg(version_flag)
         .output()
         .is_ok_and(|o| o.status.success());
+    // CI installs every toolchain: there, a missing one fails instead of skipping.
+    if !found && std::env::var_os("PARCALL_REQUIRE_TOOLCHAINS").is_some() {
+        panic!("`{program}` is required (PARCALL_REQUIRE_TOOLCHAINS is set)");
+    }
     if !found {
         eprintln!("skipped: no `{program}` on this machine (.ci/run installs it)");
     }
