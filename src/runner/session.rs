@@ -44,6 +44,11 @@ pub enum StartError {
     Signature {
         problems: Vec<String>,
     },
+    /// It wrote a protocol message to stdout, where the runner never reads: told as soon
+    /// as it is seen, not at the deadline.
+    HelloOnStdout {
+        output: String,
+    },
     /// Its manifest's build step failed (`build` in `parcall.json`): the compiler's output
     /// is what it printed.
     Build {
@@ -112,6 +117,9 @@ impl StartError {
             }
             StartError::Signature { problems } => problems.join("\n"),
             StartError::Build { reason, .. } => reason.clone(),
+            StartError::HelloOnStdout { .. } => {
+                format!("the implementation did not answer the handshake{STDOUT_NOTE}")
+            }
         }
     }
 }
@@ -121,7 +129,8 @@ impl std::fmt::Display for StartError {
         let printed = match self {
             StartError::Timeout { output, .. }
             | StartError::Exited { output, .. }
-            | StartError::Build { output, .. } => output,
+            | StartError::Build { output, .. }
+            | StartError::HelloOnStdout { output } => output,
             StartError::Load { printed, .. } => printed,
             _ => "",
         };
@@ -219,7 +228,13 @@ impl Session {
         }));
         // A build step runs first, under a deadline of its own.
         let startup = startup + Duration::from_secs(launch.limits.build_seconds);
-        let hello = match child.receive(Instant::now() + startup) {
+        let hello = match receive_hello(&child, Instant::now() + startup) {
+            Received::Timeout if looks_like_protocol(&child.stdout_tail()) => {
+                child.kill();
+                return Err(StartError::HelloOnStdout {
+                    output: child.output_tail(),
+                });
+            }
             Received::Timeout => {
                 child.kill();
                 return Err(StartError::Timeout {
@@ -262,6 +277,27 @@ impl Session {
         };
         check_hello(&hello)?;
         Ok(Session { child, hello })
+    }
+}
+
+/// How often stdout is looked at while the handshake is awaited.
+const STDOUT_LOOK: Duration = Duration::from_millis(100);
+
+/// Waits for the handshake's first event until `deadline`, or until the implementation has
+/// written what looks like a protocol message to stdout (then a timeout is returned early):
+/// a program that speaks on the wrong descriptor is told at once, not after the deadline.
+fn receive_hello(child: &Child, deadline: Instant) -> Received {
+    loop {
+        let now = Instant::now();
+        let slice = deadline.min(now + STDOUT_LOOK);
+        match child.receive(slice) {
+            Received::Timeout if slice < deadline => {
+                if looks_like_protocol(&child.stdout_tail()) {
+                    return Received::Timeout;
+                }
+            }
+            other => return other,
+        }
     }
 }
 

@@ -173,3 +173,33 @@ fn a_build_step_runs_in_the_sandbox_and_its_failure_shows_the_compilers_output()
     assert!(said.contains("failed: it exited with status 2"), "{said}");
     assert!(said.contains("main.go:3:2: undefined: x"), "{said}");
 }
+
+/// A program that writes its hello to stdout, where the runner never reads, is told so as
+/// soon as it is seen: here it would otherwise end by itself, without a word on its pipe,
+/// long before the deadline.
+#[test]
+fn a_hello_on_stdout_is_told_at_once() {
+    let script = r#"import sys, time; print('{"type": "hello", "protocol": 2}', flush=True); time.sleep(20)"#;
+    let command = format!("python3 -c {}", shell_quote(script));
+    let output = common::parcall(&[
+        "check",
+        "--cmd",
+        &command,
+        "--startup-timeout",
+        "600",
+        "--fuzz",
+        "0",
+        "--color",
+        "never",
+    ]);
+    let said = common::stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("did not answer the handshake; it wrote a protocol message to stdout"),
+        "{said}"
+    );
+}
+
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
