@@ -278,12 +278,26 @@ impl Grading<'_> {
         let checked = check::run_process(&prepared.launch, &plan, None);
         drop(prepared);
         let target = crate::text::terminal::line(&submission.name);
-        let rerun = format!(
+        let mut rerun = format!(
             "parcall check {}",
             shell_words::quote(&crate::text::terminal::line(
                 &submission.module.display().to_string()
             ))
         );
+        // A manifest's toolchains, declared as the run declared them: by the program's file
+        // name, found on the student's PATH (no path of this machine is shown).
+        if matches!(submission.kind, Some(Kind::Command(_))) {
+            for runtime in self.sandbox.runtimes().iter() {
+                if ["python", "node", "sh", "env"].contains(&runtime.name.as_str()) {
+                    continue;
+                }
+                let file = runtime.program.file_name().unwrap_or_default();
+                rerun.push_str(&format!(
+                    " --runtime {}",
+                    shell_words::quote(&format!("{}={}", runtime.name, file.to_string_lossy()))
+                ));
+            }
+        }
         let context = Context {
             spec: self.spec,
             target: &target,

@@ -33,7 +33,6 @@ pub(super) const KIT: Kit = Kit {
     ],
     functions: "Solution.java",
     next: &[
-        "javac -d classes *.java",
-        "parcall check --cmd \"java -Xmx512m -cp classes Main\"",
+        "parcall check . --runtime java=java --runtime javac=javac",
     ],
 };
