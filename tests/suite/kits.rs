@@ -8,7 +8,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod go;
 mod modules;
+mod ruby;
 
 /// Whether `program` runs here; says why the test is skipped when it does not.
 pub(crate) fn toolchain(program: &str, version_flag: &str) -> bool {

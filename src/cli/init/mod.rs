@@ -6,8 +6,10 @@
 //! `tests/suite/kits.rs` fills every kit with a correct implementation kept in the
 //! repository and checks that it conforms, so no kit can rot.
 
+mod go;
 mod javascript;
 mod python;
+mod ruby;
 
 use super::{exit, InitArgs};
 use std::io::Write;
@@ -29,7 +31,7 @@ pub(super) struct Kit {
 }
 
 /// Every kit, by language name.
-pub(super) const KITS: &[&Kit] = &[&javascript::KIT, &python::KIT];
+pub(super) const KITS: &[&Kit] = &[&go::KIT, &javascript::KIT, &python::KIT, &ruby::KIT];
 
 /// The kit for `language` (its name, case-insensitive; `ts` and `js` for short).
 pub(super) fn kit(language: &str) -> Option<&'static Kit> {
