@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,7 +181,7 @@ func (c *channel) runCase(request message) {
 			}
 		}
 		if err != nil {
-			c.send(message{"type": "raised", "id": id, "message": "Error: " + err.Error(), "traceback": ""})
+			c.send(raised(id, err))
 			break
 		}
 		c.send(message{"type": "returned", "id": id, "output": output})
@@ -188,10 +189,27 @@ func (c *channel) runCase(request message) {
 	c.send(message{"type": "result", "id": id, "output": ""})
 }
 
+// panicked is a panic of the function, with the stack it unwound.
+type panicked struct {
+	value any
+	stack string
+}
+
+func (p *panicked) Error() string { return fmt.Sprintf("panic: %v", p.value) }
+
+func raised(id any, err error) message {
+	reply := message{"type": "raised", "id": id, "message": "Error: " + err.Error(), "traceback": ""}
+	var crash *panicked
+	if errors.As(err, &crash) {
+		reply["message"], reply["traceback"] = crash.Error(), crash.stack
+	}
+	return reply
+}
+
 func (c *channel) runBatch(request, batch message) (output any, err error) {
 	defer func() {
-		if panicked := recover(); panicked != nil {
-			err = fmt.Errorf("panic: %v", panicked)
+		if value := recover(); value != nil {
+			err = &panicked{value, string(debug.Stack())}
 		}
 	}()
 	calls, _ := batch["calls"].([]any)
