@@ -31,7 +31,8 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return e.Message }
 
-type message = map[string]any
+// jsonObject is a JSON object as parseJSON reads it; every message of the protocol is one.
+type jsonObject = map[string]any
 
 // channel is both directions of the protocol, for every goroutine. Whoever waits reads (the
 // request loop for its next case, a stub for its answer), one at a time, and keeps what it
@@ -45,14 +46,14 @@ type channel struct {
 	turn     *sync.Cond
 	reading  bool
 	closed   bool
-	answers  map[string]message
-	requests []message
+	answers  map[string]jsonObject
+	requests []jsonObject
 }
 
-func (c *channel) send(m message) {
+func (c *channel) send(m jsonObject) {
 	line, err := dumps(m)
 	if err != nil {
-		fail(err)
+		adapterFailed(err)
 	}
 	c.sending.Lock()
 	defer c.sending.Unlock()
@@ -62,8 +63,8 @@ func (c *channel) send(m message) {
 }
 
 // request is the next message that is not an answer; nil once parcall closed the channel.
-func (c *channel) request() message {
-	return c.wait(func() message {
+func (c *channel) request() jsonObject {
+	return c.wait(func() jsonObject {
 		if len(c.requests) == 0 {
 			return nil
 		}
@@ -74,15 +75,15 @@ func (c *channel) request() message {
 }
 
 // answer is parcall's answer to invocation call; nil once parcall closed the channel.
-func (c *channel) answer(call string) message {
-	return c.wait(func() message {
+func (c *channel) answer(call string) jsonObject {
+	return c.wait(func() jsonObject {
 		found := c.answers[call]
 		delete(c.answers, call)
 		return found
 	})
 }
 
-func (c *channel) wait(take func() message) message {
+func (c *channel) wait(take func() jsonObject) jsonObject {
 	c.state.Lock()
 	defer c.state.Unlock()
 	for {
@@ -112,28 +113,28 @@ func (c *channel) wait(take func() message) message {
 }
 
 func (c *channel) keep(line []byte) {
-	read, err := parse(line)
-	m, _ := read.(message)
+	read, err := parseJSON(line)
+	m, _ := read.(jsonObject)
 	switch {
 	case err != nil || m == nil:
-		fail(fmt.Errorf("unreadable message from parcall: %v", err))
+		adapterFailed(fmt.Errorf("unreadable message from parcall: %v", err))
 	case m["type"] == "answer":
-		answer, _ := m["answer"].(message)
+		answer, _ := m["answer"].(jsonObject)
 		c.answers[fmt.Sprint(m["call"])] = answer
 	default:
 		c.requests = append(c.requests, m)
 	}
 }
 
-var calls atomic.Uint64
+var lastCall atomic.Uint64
 
 // ask sends an invocation to parcall and waits for its answer.
-func (c *channel) ask(caseID any, tool string, args any) message {
-	call := strconv.FormatUint(calls.Add(1), 10)
+func (c *channel) ask(caseID any, tool string, args any) jsonObject {
+	call := strconv.FormatUint(lastCall.Add(1), 10)
 	if _, err := dumps(args); err != nil {
-		args = message{"$parcall_not_json": err.Error()}
+		args = jsonObject{"$parcall_not_json": err.Error()}
 	}
-	c.send(message{"type": "invoke", "id": caseID, "call": json.Number(call), "tool": tool, "args": args})
+	c.send(jsonObject{"type": "invoke", "id": caseID, "call": json.Number(call), "tool": tool, "args": args})
 	answer := c.answer(call)
 	if answer == nil {
 		os.Exit(0) // parcall closed the channel: the run is over.
@@ -169,11 +170,11 @@ func (c *channel) tool(caseID any, name string) Tool {
 
 // runCase calls the function once per batch, sending each batch's end as it comes, then the
 // case's. The case's `case` label is opaque (PROTOCOL.md): nothing uses it.
-func (c *channel) runCase(request message) {
+func (c *channel) runCase(request jsonObject) {
 	id := request["id"]
 	batches, _ := request["batches"].([]any)
 	for _, item := range batches {
-		batch, _ := item.(message)
+		batch, _ := item.(jsonObject)
 		output, err := c.runBatch(request, batch)
 		if err == nil {
 			if _, err = dumps(output); err != nil {
@@ -181,12 +182,12 @@ func (c *channel) runCase(request message) {
 			}
 		}
 		if err != nil {
-			c.send(raised(id, err))
+			c.send(raisedReply(id, err))
 			break
 		}
-		c.send(message{"type": "returned", "id": id, "output": output})
+		c.send(jsonObject{"type": "returned", "id": id, "output": output})
 	}
-	c.send(message{"type": "result", "id": id, "output": ""})
+	c.send(jsonObject{"type": "result", "id": id, "output": ""})
 }
 
 // panicked is a panic of the function, with the stack it unwound.
@@ -197,8 +198,8 @@ type panicked struct {
 
 func (p *panicked) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 
-func raised(id any, err error) message {
-	reply := message{"type": "raised", "id": id, "message": "Error: " + err.Error(), "traceback": ""}
+func raisedReply(id any, err error) jsonObject {
+	reply := jsonObject{"type": "raised", "id": id, "message": "Error: " + err.Error(), "traceback": ""}
 	var crash *panicked
 	if errors.As(err, &crash) {
 		reply["message"], reply["traceback"] = crash.Error(), crash.stack
@@ -206,7 +207,7 @@ func raised(id any, err error) message {
 	return reply
 }
 
-func (c *channel) runBatch(request, batch message) (output any, err error) {
+func (c *channel) runBatch(request, batch jsonObject) (output any, err error) {
 	defer func() {
 		if value := recover(); value != nil {
 			err = &panicked{value, string(debug.Stack())}
@@ -223,21 +224,21 @@ func (c *channel) runBatch(request, batch message) (output any, err error) {
 	}
 	var typed []Call
 	for _, item := range calls {
-		call := item.(message)
+		call := item.(jsonObject)
 		args, _ := call["args"].(map[string]any)
 		typed = append(typed, Call{Name: call["name"].(string), Args: args})
 	}
 	return RunParallelCalls(tools, typed)
 }
 
-func (c *channel) execute(caseID any, batch message, calls []any) (any, error) {
+func (c *channel) execute(caseID any, batch jsonObject, calls []any) (any, error) {
 	maxParallel := uint64(4)
 	if limit, ok := batch["max_parallel"].(json.Number); ok {
 		maxParallel, _ = strconv.ParseUint(string(limit), 10, 64)
 	}
 	var typed []ToolCall
 	for _, item := range calls {
-		call := item.(message)
+		call := item.(jsonObject)
 		id, _ := call["id"].(string)
 		arguments, _ := call["arguments"].(map[string]any)
 		typed = append(typed, ToolCall{ID: id, Tool: call["tool"].(string), Arguments: arguments})
@@ -245,12 +246,12 @@ func (c *channel) execute(caseID any, batch message, calls []any) (any, error) {
 	messages, err := ExecuteToolCalls(typed, maxParallel, c.dispatch(caseID))
 	output := []any{}
 	for _, m := range messages {
-		output = append(output, message{"role": m.Role, "tool_call_id": m.ToolCallID, "content": m.Content})
+		output = append(output, jsonObject{"role": m.Role, "tool_call_id": m.ToolCallID, "content": m.Content})
 	}
 	return output, err
 }
 
-func fail(err error) {
+func adapterFailed(err error) {
 	fmt.Fprintln(os.Stderr, "parcall adapter:", err)
 	os.Exit(1)
 }
@@ -262,7 +263,7 @@ func protocolFiles() (*os.File, *os.File) {
 	in, errIn := strconv.Atoi(strings.TrimSpace(read))
 	out, errOut := strconv.Atoi(strings.TrimSpace(write))
 	if !ok || errIn != nil || errOut != nil {
-		fail(errors.New("PARCALL_PROTOCOL_FDS is not READ,WRITE: run me with `parcall check --cmd ./impl`"))
+		adapterFailed(errors.New("PARCALL_PROTOCOL_FDS is not READ,WRITE: run me with `parcall check --cmd ./impl`"))
 	}
 	os.Unsetenv("PARCALL_PROTOCOL_FDS")
 	return os.NewFile(uintptr(in), "requests"), os.NewFile(uintptr(out), "replies")
@@ -270,20 +271,20 @@ func protocolFiles() (*os.File, *os.File) {
 
 func main() {
 	in, out := protocolFiles()
-	c := &channel{input: bufio.NewReaderSize(in, 1<<16), output: out, answers: map[string]message{}}
+	c := &channel{input: bufio.NewReaderSize(in, 1<<16), output: out, answers: map[string]jsonObject{}}
 	c.turn = sync.NewCond(&c.state)
 	for request := c.request(); request != nil; request = c.request() {
 		switch request["type"] {
 		case "hello":
-			c.send(message{
+			c.send(jsonObject{
 				"type": "hello", "protocol": 2, "number_model": "python",
-				"implementation": message{"name": "solution.go", "language": "go", "version": runtime.Version()},
+				"implementation": jsonObject{"name": "solution.go", "language": "go", "version": runtime.Version()},
 				"functions":      []string{"execute_tool_calls", "run_parallel_calls"},
 			})
 		case "case":
 			c.runCase(request)
 		case "shutdown":
-			c.send(message{"type": "bye"})
+			c.send(jsonObject{"type": "bye"})
 			return
 		}
 	}

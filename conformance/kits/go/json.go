@@ -7,6 +7,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,9 +21,9 @@ import (
 	"unicode/utf8"
 )
 
-// parse reads one JSON value in Python's dialect; anything after it but spaces is an error.
-func parse(text []byte) (any, error) {
-	r := reader{text: text}
+// parseJSON reads one JSON value in Python's dialect; anything after it but spaces is an error.
+func parseJSON(text []byte) (any, error) {
+	r := jsonReader{text: text}
 	value, err := r.value()
 	if err == nil && r.skipSpace() < len(text) {
 		err = r.fail("text after the value")
@@ -30,38 +31,31 @@ func parse(text []byte) (any, error) {
 	return value, err
 }
 
-type reader struct {
+type jsonReader struct {
 	text []byte
 	at   int
 }
 
-func (r *reader) fail(what string) error {
+func (r *jsonReader) fail(what string) error {
 	return fmt.Errorf("invalid JSON at byte %d: %s", r.at, what)
 }
 
-func (r *reader) skipSpace() int {
+func (r *jsonReader) skipSpace() int {
 	for r.at < len(r.text) && strings.IndexByte(" \t\r\n", r.text[r.at]) >= 0 {
 		r.at++
 	}
 	return r.at
 }
 
-func (r *reader) word(word string, value any) (any, error) {
-	if !strings.HasPrefix(string(r.text[r.at:min(r.at+len(word), len(r.text))]), word) {
+func (r *jsonReader) word(word string, value any) (any, error) {
+	if !bytes.HasPrefix(r.text[r.at:], []byte(word)) {
 		return nil, r.fail("unknown literal")
 	}
 	r.at += len(word)
 	return value, nil
 }
 
-func min(a, b int) int {
-	if a < b {
-		return a
-	}
-	return b
-}
-
-func (r *reader) value() (any, error) {
+func (r *jsonReader) value() (any, error) {
 	if r.skipSpace() == len(r.text) {
 		return nil, r.fail("end of text where a value was expected")
 	}
@@ -89,7 +83,7 @@ func (r *reader) value() (any, error) {
 	}
 }
 
-func (r *reader) object() (any, error) {
+func (r *jsonReader) object() (any, error) {
 	object := map[string]any{}
 	r.at++
 	if r.skipSpace() < len(r.text) && r.text[r.at] == '}' {
@@ -117,7 +111,7 @@ func (r *reader) object() (any, error) {
 	}
 }
 
-func (r *reader) array() (any, error) {
+func (r *jsonReader) array() (any, error) {
 	array := []any{}
 	r.at++
 	if r.skipSpace() < len(r.text) && r.text[r.at] == ']' {
@@ -137,7 +131,7 @@ func (r *reader) array() (any, error) {
 }
 
 // separator reads the ',' between members or the closing bracket; true at the closing one.
-func (r *reader) separator(closing byte) (bool, error) {
+func (r *jsonReader) separator(closing byte) (bool, error) {
 	if r.skipSpace() == len(r.text) {
 		return false, r.fail("unterminated list or object")
 	}
@@ -152,7 +146,7 @@ func (r *reader) separator(closing byte) (bool, error) {
 	return false, r.fail("expected ',' or a closing bracket")
 }
 
-func (r *reader) string() (any, error) {
+func (r *jsonReader) string() (any, error) {
 	var out strings.Builder
 	r.at++
 	for r.at < len(r.text) {
@@ -190,7 +184,7 @@ func (r *reader) string() (any, error) {
 }
 
 // unicodeEscape reads the hex digits after `\u`, and the low half of a surrogate pair.
-func (r *reader) unicodeEscape() (rune, error) {
+func (r *jsonReader) unicodeEscape() (rune, error) {
 	first, err := r.hex4()
 	if err != nil || !utf16.IsSurrogate(first) {
 		return first, err
@@ -209,7 +203,7 @@ func (r *reader) unicodeEscape() (rune, error) {
 	return 0, r.fail("lone surrogate")
 }
 
-func (r *reader) hex4() (rune, error) {
+func (r *jsonReader) hex4() (rune, error) {
 	if r.at+4 > len(r.text) {
 		return 0, r.fail("short \\u escape")
 	}
@@ -221,7 +215,7 @@ func (r *reader) hex4() (rune, error) {
 	return rune(code), nil
 }
 
-func (r *reader) number() (any, error) {
+func (r *jsonReader) number() (any, error) {
 	start := r.at
 	for r.at < len(r.text) && strings.IndexByte("+-0123456789.eE", r.text[r.at]) >= 0 {
 		r.at++
@@ -277,11 +271,11 @@ var errNotJSON = errors.New("not a JSON value")
 // written as an empty one, as Go reads it. The protocol's messages are written so too.
 func dumps(value any) (string, error) {
 	var out strings.Builder
-	err := write(&out, reflect.ValueOf(value), "value")
+	err := writeJSON(&out, reflect.ValueOf(value), "value")
 	return out.String(), err
 }
 
-func write(out *strings.Builder, v reflect.Value, path string) error {
+func writeJSON(out *strings.Builder, v reflect.Value, path string) error {
 	if !v.IsValid() {
 		out.WriteString("null")
 		return nil
@@ -299,7 +293,7 @@ func write(out *strings.Builder, v reflect.Value, path string) error {
 			out.WriteString("null")
 			return nil
 		}
-		return write(out, v.Elem(), path)
+		return writeJSON(out, v.Elem(), path)
 	case reflect.Bool:
 		out.WriteString(map[bool]string{true: "true", false: "false"}[v.Bool()])
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -316,7 +310,7 @@ func write(out *strings.Builder, v reflect.Value, path string) error {
 			if i > 0 {
 				out.WriteString(", ")
 			}
-			if err := write(out, v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := writeJSON(out, v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
@@ -345,7 +339,7 @@ func writeObject(out *strings.Builder, v reflect.Value, path string) error {
 			return err
 		}
 		out.WriteString(": ")
-		if err := write(out, v.MapIndex(key), inner); err != nil {
+		if err := writeJSON(out, v.MapIndex(key), inner); err != nil {
 			return err
 		}
 	}
