@@ -264,7 +264,7 @@ fn request(
         // A manifest's folder is its home, writable, as a graded submission's copy is: a
         // build step writes its program there, and `check` and `grade` see one layout.
         Some(folder) => {
-            let copies = folder_copies(folder, &argv[0], runtimes)?;
+            let copies = folder_copies(folder, &argv[0], runtimes, build.is_some())?;
             argv[0] = at_home(folder, &argv[0]);
             if let Some(program) = build.as_mut().and_then(|b| b.argv.first_mut()) {
                 *program = at_home(folder, Path::new(program)).into_os_string();
@@ -346,6 +346,7 @@ fn folder_copies(
     folder: &Path,
     program: &Path,
     runtimes: &Runtimes,
+    built: bool,
 ) -> Result<Vec<Step>, ContainError> {
     let mut copies = Vec::new();
     let fits = super::fits(folder);
@@ -356,7 +357,8 @@ fn folder_copies(
             skip_hidden: true,
         });
     }
-    let own = !runtimes.trusts(program) && program.starts_with(folder);
+    // A program the build step makes is made in the copy.
+    let own = !built && !runtimes.trusts(program) && program.starts_with(folder);
     if own && !(fits && super::copy_holds(folder, program)) {
         copies.push(match own_files(program, folder) {
             Step::Copy {

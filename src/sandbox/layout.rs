@@ -379,14 +379,17 @@ fn installation(real: &Path) -> Option<PathBuf> {
     (!system.iter().any(|s| prefix == Path::new(s))).then(|| prefix.to_owned())
 }
 
-/// The files that links inside an installation lead to outside it, a few levels deep: a
-/// distribution's JDK keeps its configuration in `/etc` (Debian's `conf/security/java.security`
-/// is a link to `/etc/java-17-openjdk/`), without which the JVM cannot start.
+/// The files and folders that links inside an installation lead to outside it, a few levels
+/// deep: a distribution's JDK keeps its configuration in `/etc` (Debian's
+/// `conf/security/java.security` is a link to `/etc/java-17-openjdk/`), without which the JVM
+/// cannot start, and Debian's Go keeps its standard library's source, which `go build`
+/// compiles, in `/usr/share/go-1.19/src`, linked from `GOROOT/src`.
 fn linked_outside(prefix: &Path) -> Vec<PathBuf> {
     entries_under(prefix, 0, &|path, kind| {
         kind.is_symlink()
-            && std::fs::canonicalize(path)
-                .is_ok_and(|target| !target.starts_with(prefix) && target.is_file())
+            && std::fs::canonicalize(path).is_ok_and(|target| {
+                !target.starts_with(prefix) && (target.is_file() || target.is_dir())
+            })
     })
 }
 

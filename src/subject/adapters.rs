@@ -315,7 +315,12 @@ pub fn module_or_manifest(
         Ok(Choice::Own(file)) => own_program(&folder, &file).map_err(problem),
         Err(error) => Err(problem(error.to_string())),
     };
-    let program = chosen(program)?;
+    // A program its build step makes is not there yet: it is taken by its words alone, and
+    // runs only inside, where the folder's copy holds no link.
+    let program = match (&read.build, runtimes.choose(program, &folder)) {
+        (Some(_), Ok(Choice::Own(file))) => file,
+        _ => chosen(program)?,
+    };
     let build = match &read.build {
         Some(words) => {
             let (first, rest) = words.split_first().expect("a read build names a program");

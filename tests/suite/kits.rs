@@ -8,8 +8,10 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod go;
 mod java;
 mod modules;
+mod ruby;
 mod rust;
 mod typescript;
 

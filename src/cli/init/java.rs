@@ -32,7 +32,5 @@ pub(super) const KIT: Kit = Kit {
         ),
     ],
     functions: "Solution.java",
-    next: &[
-        "parcall check . --runtime java=java --runtime javac=javac",
-    ],
+    next: &["parcall check . --runtime java=java --runtime javac=javac"],
 };

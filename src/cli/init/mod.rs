@@ -6,9 +6,11 @@
 //! `tests/suite/kits.rs` fills every kit with a correct implementation kept in the
 //! repository and checks that it conforms, so no kit can rot.
 
+mod go;
 mod java;
 mod javascript;
 mod python;
+mod ruby;
 mod rust;
 mod typescript;
 
@@ -33,9 +35,11 @@ pub(super) struct Kit {
 
 /// Every kit, by language name.
 pub(super) const KITS: &[&Kit] = &[
+    &go::KIT,
     &java::KIT,
     &javascript::KIT,
     &python::KIT,
+    &ruby::KIT,
     &rust::KIT,
     &typescript::KIT,
 ];

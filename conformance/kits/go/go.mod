@@ -1,0 +1,3 @@
+module parcallkit
+
+go 1.19
