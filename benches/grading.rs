@@ -259,6 +259,7 @@ fn protections(root: &Path, work: &Path) {
         gid: parcall::sandbox::uids::LAST_UID,
         scratch_bytes: 1 << 20,
         cgroup_procs: Vec::new(),
+        build: None,
     })
     .unwrap();
     let plan = serde_json::to_string(&plan).unwrap();
