@@ -203,3 +203,152 @@ fn a_hello_on_stdout_is_told_at_once() {
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
+
+/// A class mixing languages: each correct submission (a Python and a JavaScript module, and
+/// Go source, Ruby and Java source built by their manifests, from `parcall init`'s kits)
+/// grades 100% with the toolchains declared, each one-bug submission loses exactly its bug's
+/// rule, and `check` on each file gives the same verdict and the same lost rules as `grade`.
+#[test]
+fn a_class_mixing_languages_grades_each_alike_and_check_agrees() {
+    for (program, flag) in [
+        ("go", "version"),
+        ("ruby", "--version"),
+        ("javac", "-version"),
+    ] {
+        if !crate::kits::toolchain(program, flag) {
+            return;
+        }
+    }
+    let work = tempfile::tempdir().unwrap();
+    let class = work.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    let kit = |language: &str, name: &str, fixture: &str| {
+        let dir = class.join(name);
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_parcall"))
+            .args(["init", language])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let functions = match language {
+            "go" => "solution.go",
+            "ruby" => "solution.rb",
+            _ => "Solution.java",
+        };
+        copy_from_repo(
+            &format!("tests/fixtures/kits/{language}/{fixture}"),
+            &dir.join(functions),
+        );
+    };
+    kit("go", "go-ok", "solution.go");
+    kit("go", "go-bug", "broken_ids_from_zero.go");
+    kit("ruby", "ruby-ok", "solution.rb");
+    kit("ruby", "ruby-bug", "broken_limit_before_duplicate.rb");
+    kit("java", "java-ok", "Solution.java");
+    kit("java", "java-bug", "broken_zero_based_ids.java");
+    for (from, to) in [
+        ("tests/fixtures/kits/python/solution.py", "python-ok.py"),
+        (
+            "conformance/examples/python/broken/ids_zero_based.py",
+            "python-bug.py",
+        ),
+        (
+            "tests/fixtures/kits/javascript/solution.mjs",
+            "javascript-ok.mjs",
+        ),
+        (
+            "conformance/examples/javascript/broken/ids_zero_based.cjs",
+            "javascript-bug.cjs",
+        ),
+    ] {
+        copy_from_repo(from, &class.join(to));
+    }
+    let declared = [
+        "--runtime",
+        "go=go",
+        "--runtime",
+        "ruby=ruby",
+        "--runtime",
+        "java=java",
+        "--runtime",
+        "javac=javac",
+    ];
+    let out = work.path().join("out");
+    let mut args = vec!["--jobs", "2"];
+    args.extend(declared);
+    let said = grade(&class, &out, &args);
+
+    let expected_loss = [
+        ("go-bug", "EXEC-ID-GENERATED"),
+        ("ruby-bug", "EXEC-DUP-BEFORE-LIMIT"),
+        ("java-bug", "EXEC-ID-GENERATED"),
+        ("python-bug", "EXEC-ID-GENERATED"),
+        ("javascript-bug", "EXEC-ID-GENERATED"),
+    ];
+    let scores = common::gradebook(&out);
+    for name in ["go-ok", "ruby-ok", "java-ok", "python-ok", "javascript-ok"] {
+        let (score, max) = scores[name];
+        assert_eq!(score, max, "{name} lost points:\n{}\n{}", said.0, said.1);
+    }
+    for (name, rule) in expected_loss {
+        let entry = common::gradebook_entry(&out, name);
+        assert_eq!(lost_in_grade(&entry), [rule], "{name}: {entry}");
+    }
+
+    // `check` on each file, with the seed and generated cases grade used.
+    for entry in std::fs::read_dir(&class).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut args = vec![
+            "check",
+            path.to_str().unwrap(),
+            "--seed",
+            "2",
+            "--fuzz",
+            "10",
+            "--color",
+            "never",
+        ];
+        args.extend(declared);
+        let output = common::parcall(&args);
+        let said = common::stdout(&output);
+        // The requirement lines: `  ✗ EXEC-ID-GENERATED  ...`.
+        let graded = common::gradebook_entry(&out, &name);
+        // Of the requirements grade scores (not SANDBOX-* or MAY ones).
+        let scored: Vec<&str> = graded["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        let lost: Vec<String> = said
+            .lines()
+            .filter_map(|line| line.trim_start().strip_prefix("✗ "))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .filter(|id| scored.contains(id))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            lost,
+            lost_in_grade(&graded),
+            "{name}: check and grade disagree\n{said}"
+        );
+        let verdict = match output.status.code() {
+            Some(0) => "conforms",
+            Some(1) => "does_not_conform",
+            other => panic!("{name}: check exited {other:?}\n{said}"),
+        };
+        assert_eq!(graded["verdict"], verdict, "{name}");
+    }
+}
+
+/// The rules a gradebook entry lost points on.
+fn lost_in_grade(entry: &serde_json::Value) -> Vec<String> {
+    entry["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["earned"].as_f64() < r["points"].as_f64())
+        .map(|r| r["id"].as_str().unwrap().to_owned())
+        .collect()
+}
