@@ -439,12 +439,14 @@ fn prepare(args: &CheckArgs) -> Result<Prepared, adapters::PrepareError> {
 
 /// The command that reruns this check, without case filters.
 fn rerun_base(args: &CheckArgs) -> String {
+    // A runtimes file's declarations are spelled out: the command then stands alone.
+    let declared = args.process.declared();
     let setting = RunSetting {
         profile: args.profile,
         python: &args.python,
         node: &args.node,
         readable: &args.process.readable,
-        runtimes: &args.process.runtime,
+        runtimes: &declared,
     };
     rerun_command(
         args.cmd.as_deref(),

@@ -119,12 +119,13 @@ fn verdict(report: &Report) -> &'static str {
 fn prepare(args: &CompareArgs) -> Result<Vec<Entry>, PrepareError> {
     let limits = args.process.limits();
     let env = args.process.env();
+    let declared = args.process.declared();
     let setting = super::check::RunSetting {
         profile: args.profile,
         python: &args.python,
         node: &args.node,
         readable: &args.process.readable,
-        runtimes: &args.process.runtime,
+        runtimes: &declared,
     };
     let runtimes = args.process.runtimes(&args.python, &args.node)?;
     let mut entries = Vec::new();

@@ -145,7 +145,7 @@ fn prepare_and_grade(args: &GradeArgs) -> Result<i32, GradeError> {
         Some(seed) => seed,
         None => crate::process::random::fresh()?,
     };
-    let runtimes = sandbox::declare_runtimes(&args.runtime, &args.python, &args.node)?;
+    let runtimes = sandbox::declare_runtimes(&args.declared(), &args.python, &args.node)?;
     let sandbox = Sandbox::new(runtimes, limits(args))?.with_readable(args.readable.clone());
     let mut grading = Grading {
         spec: &spec,
@@ -404,13 +404,14 @@ pub(super) fn doctor(args: &super::DoctorArgs) -> anyhow::Result<i32> {
             None => writeln!(out, "no `{program}` on PATH={path}: pass {flag} with an absolute path the submissions' uid can read")?,
         }
     }
-    let runtimes = match crate::sandbox::declare_runtimes(&args.runtime, &args.python, &args.node) {
-        Ok(runtimes) => runtimes,
-        Err(error) => {
-            say!("error: {error}");
-            return Ok(exit::USAGE);
-        }
-    };
+    let runtimes =
+        match crate::sandbox::declare_runtimes(&args.declared(), &args.python, &args.node) {
+            Ok(runtimes) => runtimes,
+            Err(error) => {
+                say!("error: {error}");
+                return Ok(exit::USAGE);
+            }
+        };
     writeln!(
         out,
         "declared runtimes (a manifest starts them by name; --runtime NAME=PATH declares more):"

@@ -87,6 +87,36 @@ pub struct DoctorArgs {
     /// shows what laying it out finds (its standard library, installation folder, libraries).
     #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
     pub runtime: Vec<(String, std::ffi::OsString)>,
+    /// A file declaring runtimes, one `NAME=PATH` a line as `--runtime` takes it (`#`
+    /// comments): a class's toolchains written once. Its runtimes come before `--runtime`'s.
+    #[arg(long, value_name = "FILE", value_parser = values::runtimes_file)]
+    pub runtimes: Option<values::RuntimesFile>,
+}
+
+/// The runtimes a command declares: those of `--runtimes FILE`, then those of `--runtime`.
+fn declared(
+    file: &Option<values::RuntimesFile>,
+    flags: &[(String, std::ffi::OsString)],
+) -> Vec<(String, std::ffi::OsString)> {
+    file.iter()
+        .flat_map(|f| &f.0)
+        .chain(flags)
+        .cloned()
+        .collect()
+}
+
+impl DoctorArgs {
+    /// `--runtimes FILE`, then `--runtime`.
+    pub fn declared(&self) -> Vec<(String, std::ffi::OsString)> {
+        declared(&self.runtimes, &self.runtime)
+    }
+}
+
+impl GradeArgs {
+    /// `--runtimes FILE`, then `--runtime`.
+    pub fn declared(&self) -> Vec<(String, std::ffi::OsString)> {
+        declared(&self.runtimes, &self.runtime)
+    }
 }
 
 /// `parcall init`: a starter kit.
@@ -208,6 +238,10 @@ pub struct GradeArgs {
     /// found on the submissions' PATH and laid out before any submission is read.
     #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
     pub runtime: Vec<(String, std::ffi::OsString)>,
+    /// A file declaring runtimes, one `NAME=PATH` a line as `--runtime` takes it (`#`
+    /// comments): a class's toolchains written once. Its runtimes come before `--runtime`'s.
+    #[arg(long, value_name = "FILE", value_parser = values::runtimes_file)]
+    pub runtimes: Option<values::RuntimesFile>,
     #[command(flatten)]
     pub spec: SpecArg,
     /// Seconds one case may take.
@@ -457,6 +491,10 @@ pub struct ProcessArgs {
     /// `node`, `sh` and `env` are declared already) and files of its own folder.
     #[arg(long, value_name = "NAME=PATH", value_parser = values::runtime)]
     pub runtime: Vec<(String, std::ffi::OsString)>,
+    /// A file declaring runtimes, one `NAME=PATH` a line as `--runtime` takes it (`#`
+    /// comments): a class's toolchains written once. Its runtimes come before `--runtime`'s.
+    #[arg(long, value_name = "FILE", value_parser = values::runtimes_file)]
+    pub runtimes: Option<values::RuntimesFile>,
     /// Seconds a manifest's build step (`"build"` in `parcall.json`: `go build`, `javac`) may
     /// take, inside the sandbox, before the program starts; the start-up deadline grows by
     /// it. A build past it fails as the implementation's.
@@ -465,6 +503,11 @@ pub struct ProcessArgs {
 }
 
 impl ProcessArgs {
+    /// `--runtimes FILE`, then `--runtime`.
+    pub fn declared(&self) -> Vec<(String, std::ffi::OsString)> {
+        declared(&self.runtimes, &self.runtime)
+    }
+
     /// The limits of the implementation's process.
     pub fn limits(&self) -> crate::process::Limits {
         crate::process::Limits {
@@ -483,9 +526,11 @@ impl ProcessArgs {
         node: &std::ffi::OsStr,
     ) -> Result<crate::sandbox::Runtimes, crate::sandbox::RuntimeError> {
         let search = std::env::var_os("PATH").unwrap_or_default();
-        Ok(crate::sandbox::Runtimes::declare(&self.runtime, &search)?
-            .or_found("python", python, &search)
-            .or_found("node", node, &search))
+        Ok(
+            crate::sandbox::Runtimes::declare(&self.declared(), &search)?
+                .or_found("python", python, &search)
+                .or_found("node", node, &search),
+        )
     }
 
     /// The environment the implementation gets.

@@ -53,6 +53,37 @@ pub fn runtime(text: &str) -> Result<(String, std::ffi::OsString), String> {
     crate::sandbox::Runtimes::parse_flag(text).map_err(|e| e.to_string())
 }
 
+/// `--runtimes FILE`: the runtimes a file of the caller's declares, one `NAME=PATH` a line as
+/// `--runtime` takes it (blank lines and lines starting with `#` skipped): a class's
+/// toolchains written once.
+pub fn runtimes_file(text: &str) -> Result<RuntimesFile, String> {
+    const MAX_BYTES: u64 = 64 << 10;
+    let path = std::path::Path::new(text);
+    let metadata = std::fs::metadata(path).map_err(|e| format!("{text}: {e}"))?;
+    if !metadata.is_file() {
+        return Err(format!("{text}: not a regular file"));
+    }
+    if metadata.len() > MAX_BYTES {
+        return Err(format!("{text}: larger than {MAX_BYTES} bytes"));
+    }
+    let contents = std::fs::read_to_string(path).map_err(|e| format!("{text}: {e}"))?;
+    let mut declared = Vec::new();
+    for (number, line) in contents.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let runtime = crate::sandbox::Runtimes::parse_flag(line)
+            .map_err(|e| format!("{text}:{}: {e}", number + 1))?;
+        declared.push(runtime);
+    }
+    Ok(RuntimesFile(declared))
+}
+
+/// What a `--runtimes FILE` declares, in its order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimesFile(pub Vec<(String, std::ffi::OsString)>);
+
 /// Seconds, as a finite positive decimal no larger than [`MAX_SECONDS`] (`2`, `0.5`).
 pub fn seconds(text: &str) -> Result<Duration, ValueError> {
     refuse_negative(

@@ -352,3 +352,26 @@ fn lost_in_grade(entry: &serde_json::Value) -> Vec<String> {
         .map(|r| r["id"].as_str().unwrap().to_owned())
         .collect()
 }
+
+/// A file of the caller's declares toolchains once (`--runtimes FILE`), as `--runtime` does,
+/// and `parcall doctor` shows what each finds in the sandbox; a malformed line is a usage
+/// error naming the file and the line.
+#[test]
+fn a_runtimes_file_declares_toolchains_and_doctor_shows_them() {
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("runtimes.txt");
+    std::fs::write(&file, "# the class's toolchains\n\nshell=sh\n").unwrap();
+    let output = common::parcall(&["doctor", "--runtimes", file.to_str().unwrap()]);
+    let said = common::stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.lines()
+            .any(|line| line.trim_start().starts_with("shell ") && line.contains("/sh")),
+        "{said}"
+    );
+    std::fs::write(&file, "shell=sh\nnot a declaration\n").unwrap();
+    let output = common::parcall(&["doctor", "--runtimes", file.to_str().unwrap()]);
+    let errors = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{errors}");
+    assert!(errors.contains("runtimes.txt:2:"), "{errors}");
+}
