@@ -31,23 +31,107 @@ pub(crate) fn toolchain(program: &str, version_flag: &str) -> bool {
     found
 }
 
-/// `parcall init LANGUAGE` into a fresh folder, with the kit's functions file replaced by the
-/// fixture `tests/fixtures/kits/LANGUAGE/FIXTURE`.
-pub(crate) fn filled_kit(language: &str, fixture: &str) -> (tempfile::TempDir, PathBuf) {
-    let work = tempfile::tempdir().unwrap();
-    let dir = work.path().join("kit");
+/// Which implementation fills a kit: the correct one, or the same with its language's one bug
+/// ([`BUGS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fill {
+    Correct,
+    Broken,
+}
+
+/// One bug per language, made from the correct implementation by one edit, and the rule it
+/// breaks: the one-bug submissions of the kits' tests and of the mixed-language class.
+pub(crate) struct Bug {
+    pub(crate) language: &'static str,
+    /// The text of the correct implementation the bug replaces (found exactly once).
+    from: &'static str,
+    to: &'static str,
+    pub(crate) rule: &'static str,
+}
+
+pub(crate) const BUGS: &[Bug] = &[
+    Bug {
+        language: "go",
+        from: r#"fmt.Sprintf("call_%d", position)"#,
+        to: r#"fmt.Sprintf("call_%d", i)"#,
+        rule: "EXEC-ID-GENERATED",
+    },
+    Bug {
+        language: "java",
+        from: r#""call_" + position;"#,
+        to: r#""call_" + (position - 1);"#,
+        rule: "EXEC-ID-GENERATED",
+    },
+    Bug {
+        language: "ruby",
+        from: "      if seen[id]\n        \"error: duplicate tool_call_id '#{id}'\"\n      elsif position > max_parallel\n        \"error: too many parallel tool calls (limit #{max_parallel})\"\n",
+        to: "      if position > max_parallel\n        \"error: too many parallel tool calls (limit #{max_parallel})\"\n      elsif seen[id]\n        \"error: duplicate tool_call_id '#{id}'\"\n",
+        rule: "EXEC-DUP-BEFORE-LIMIT",
+    },
+    Bug {
+        language: "rust",
+        from: r#"format!("call_{position}")"#,
+        to: r#"format!("call_{index}")"#,
+        rule: "EXEC-ID-GENERATED",
+    },
+    Bug {
+        language: "typescript",
+        from: "position > maxParallel",
+        to: "position >= maxParallel",
+        rule: "EXEC-LIMIT-POSITION",
+    },
+];
+
+/// The correct implementation of `language`, as the repository keeps it.
+fn correct(language: &str) -> PathBuf {
+    common::root().join(match language {
+        "python" => "conformance/examples/python/solution.py",
+        "javascript" => "conformance/examples/javascript/solution.mjs",
+        "go" => "tests/fixtures/kits/go/solution.go",
+        "java" => "tests/fixtures/kits/java/Solution.java",
+        "ruby" => "tests/fixtures/kits/ruby/solution.rb",
+        "rust" => "tests/fixtures/kits/rust/solution.rs",
+        "typescript" => "tests/fixtures/kits/typescript/solution.ts",
+        other => panic!("no implementation kept for {other}"),
+    })
+}
+
+/// The text that fills `language`'s kit.
+fn source(language: &str, fill: Fill) -> String {
+    let text = std::fs::read_to_string(correct(language)).unwrap();
+    if fill == Fill::Correct {
+        return text;
+    }
+    let bug = BUGS
+        .iter()
+        .find(|b| b.language == language)
+        .unwrap_or_else(|| panic!("no bug kept for {language}"));
+    assert_eq!(
+        text.matches(bug.from).count(),
+        1,
+        "{language}: {}",
+        bug.from
+    );
+    text.replace(bug.from, bug.to)
+}
+
+/// `parcall init LANGUAGE DIR`, with the kit's functions file filled as `fill` says.
+pub(crate) fn write_kit(language: &str, fill: Fill, dir: &Path) {
     let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
         .args(["init", language])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     let functions = functions_file(&common::stdout(&output));
-    std::fs::copy(
-        common::root().join(format!("tests/fixtures/kits/{language}/{fixture}")),
-        dir.join(&functions),
-    )
-    .unwrap();
+    std::fs::write(dir.join(functions), source(language, fill)).unwrap();
+}
+
+/// [`write_kit`] into a fresh folder.
+pub(crate) fn filled_kit(language: &str, fill: Fill) -> (tempfile::TempDir, PathBuf) {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("kit");
+    write_kit(language, fill, &dir);
     (work, dir)
 }
 

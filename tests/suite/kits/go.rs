@@ -1,6 +1,6 @@
 //! The Go kit: built with `go build` on the host, then checked as any program is.
 
-use super::{assert_conforms, filled_kit, parcall_in, toolchain};
+use super::{assert_conforms, filled_kit, parcall_in, toolchain, Fill};
 use crate::common;
 
 use std::path::Path;
@@ -26,7 +26,7 @@ fn the_go_kit_filled_in_conforms() {
     if !toolchain("go", "version") {
         return;
     }
-    let (_work, dir) = filled_kit("go", "solution.go");
+    let (_work, dir) = filled_kit("go", Fill::Correct);
     // As `parcall init go` says: its manifest builds it inside the sandbox, with the Go
     // declared by name, and the caller's folder gains nothing.
     assert_conforms(&parcall_in(
@@ -41,7 +41,7 @@ fn the_go_kit_with_ids_counted_from_zero_is_charged_the_generated_id_rule() {
     if !toolchain("go", "version") {
         return;
     }
-    let (_work, dir) = filled_kit("go", "broken_ids_from_zero.go");
+    let (_work, dir) = filled_kit("go", Fill::Broken);
     build(&dir);
     let output = check(&dir, "30");
     assert_eq!(output.status.code(), Some(1), "{}", common::stdout(&output));

@@ -1,6 +1,6 @@
 //! The Java kit: compiled with `javac` on the host, then checked with `--cmd`.
 
-use super::{assert_conforms, filled_kit, parcall_in, toolchain};
+use super::{assert_conforms, filled_kit, parcall_in, toolchain, Fill};
 use crate::common;
 use std::path::Path;
 use std::process::Command;
@@ -37,7 +37,7 @@ fn the_java_kit_filled_in_conforms() {
     if !have_jdk() {
         return;
     }
-    let (_work, dir) = filled_kit("java", "Solution.java");
+    let (_work, dir) = filled_kit("java", Fill::Correct);
     // As `parcall init java` says: its manifest compiles it inside the sandbox.
     let declared = ["--runtime", "java=java", "--runtime", "javac=javac"];
     let mut args = vec!["check", ".", "--fuzz", "30"];
@@ -50,7 +50,7 @@ fn the_java_kit_with_ids_counted_from_zero_is_charged_exec_id_generated() {
     if !have_jdk() {
         return;
     }
-    let (_work, dir) = filled_kit("java", "broken_zero_based_ids.java");
+    let (_work, dir) = filled_kit("java", Fill::Broken);
     compiled(&dir);
     let output = parcall_in(&dir, &["check", "--cmd", CMD, "--fuzz", "30"]);
     assert_eq!(output.status.code(), Some(1));

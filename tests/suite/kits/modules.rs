@@ -1,9 +1,9 @@
 //! The Python and JavaScript kits: a module that parcall's own adapter loads.
 
-use super::{assert_conforms, filled_kit, parcall_in};
+use super::{assert_conforms, filled_kit, parcall_in, Fill};
 
 fn filled_conforms_and_empty_fails_with_its_message(language: &str, module: &str) {
-    let (_work, dir) = filled_kit(language, module);
+    let (_work, dir) = filled_kit(language, Fill::Correct);
     assert_conforms(&parcall_in(&dir, &["check", module, "--fuzz", "10"]));
 
     let empty = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! The Ruby kit: checked through its manifest (`ruby main.rb`), with nothing to build.
 
-use super::{assert_conforms, filled_kit, parcall_in, toolchain};
+use super::{assert_conforms, filled_kit, parcall_in, toolchain, Fill};
 use crate::common;
 
 use std::path::Path;
@@ -20,7 +20,7 @@ fn the_ruby_kit_filled_in_conforms() {
     if !toolchain("ruby", "--version") {
         return;
     }
-    let (_work, dir) = filled_kit("ruby", "solution.rb");
+    let (_work, dir) = filled_kit("ruby", Fill::Correct);
     assert_conforms(&check(&dir, "30"));
 }
 
@@ -29,7 +29,7 @@ fn the_ruby_kit_checking_the_limit_first_is_charged_the_order_rule() {
     if !toolchain("ruby", "--version") {
         return;
     }
-    let (_work, dir) = filled_kit("ruby", "broken_limit_before_duplicate.rb");
+    let (_work, dir) = filled_kit("ruby", Fill::Broken);
     let output = check(&dir, "30");
     let said = common::stdout(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");

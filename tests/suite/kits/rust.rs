@@ -1,7 +1,7 @@
 //! The Rust kit: built with `cargo build --release --offline` in its own folder (it has no
 //! crates to fetch), then checked with `--cmd`.
 
-use super::{assert_conforms, filled_kit, parcall_in, toolchain};
+use super::{assert_conforms, filled_kit, parcall_in, toolchain, Fill};
 use crate::common;
 use std::path::Path;
 use std::process::Command;
@@ -26,7 +26,7 @@ fn the_rust_kit_filled_in_conforms() {
     if !toolchain("cargo", "--version") {
         return;
     }
-    let (_work, dir) = filled_kit("rust", "solution.rs");
+    let (_work, dir) = filled_kit("rust", Fill::Correct);
     built(&dir);
     assert_conforms(&parcall_in(&dir, &["check", "--cmd", CMD, "--fuzz", "30"]));
 }
@@ -36,7 +36,7 @@ fn the_rust_kit_with_ids_counted_from_zero_is_charged_exec_id_generated() {
     if !toolchain("cargo", "--version") {
         return;
     }
-    let (_work, dir) = filled_kit("rust", "broken_zero_based_ids.rs");
+    let (_work, dir) = filled_kit("rust", Fill::Broken);
     built(&dir);
     let output = parcall_in(&dir, &["check", "--cmd", CMD, "--fuzz", "30"]);
     assert_eq!(output.status.code(), Some(1));

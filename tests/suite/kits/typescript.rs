@@ -1,7 +1,7 @@
 //! The TypeScript kit: compiled by `tsc` (the `typescript` package, installed once for the
 //! suite under target/kits-npm), then run by Node and checked with `--cmd`.
 
-use super::{assert_conforms, filled_kit, parcall_in, toolchain};
+use super::{assert_conforms, filled_kit, parcall_in, toolchain, Fill};
 use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,7 +52,7 @@ fn compiled(tsc: &Path, dir: &Path) {
 #[test]
 fn the_typescript_kit_filled_in_conforms() {
     let Some(tsc) = tsc() else { return };
-    let (_work, dir) = filled_kit("typescript", "solution.ts");
+    let (_work, dir) = filled_kit("typescript", Fill::Correct);
     compiled(tsc, &dir);
     assert_conforms(&parcall_in(&dir, &["check", "--cmd", CMD, "--fuzz", "30"]));
 }
@@ -60,7 +60,7 @@ fn the_typescript_kit_filled_in_conforms() {
 #[test]
 fn the_typescript_kit_with_the_limit_off_by_one_is_charged_exec_limit_position() {
     let Some(tsc) = tsc() else { return };
-    let (_work, dir) = filled_kit("typescript", "broken_limit_off_by_one.ts");
+    let (_work, dir) = filled_kit("typescript", Fill::Broken);
     compiled(tsc, &dir);
     let output = parcall_in(&dir, &["check", "--cmd", CMD, "--fuzz", "30"]);
     assert_eq!(output.status.code(), Some(1));
