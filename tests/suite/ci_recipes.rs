@@ -273,11 +273,11 @@ fn a_report_path_that_is_a_fifo_with_a_slow_reader_gets_the_whole_report() {
     parcall::json::parse(&text).unwrap();
 }
 
-/// The Java adapter skeleton (standard library only) compiles with `javac` and conforms
-/// under the default memory limit: the JVM starts under RLIMIT_DATA, and its own JSON reader
-/// and writer keep Python's number rules.
+/// The Java kit (standard library only), filled in, compiles with `javac` and conforms under
+/// the default memory limit: the JVM starts under RLIMIT_DATA, and its own JSON reader and
+/// writer keep Python's number rules.
 #[test]
-fn the_java_adapter_skeleton_conforms_under_the_default_limits() {
+fn the_java_kit_conforms_under_the_default_limits() {
     let Some(command) = common::built_adapters::java_command() else {
         return;
     };

@@ -33,7 +33,8 @@ pub(crate) fn rust_program() -> PathBuf {
     target.join("release/parcall-rust-adapter")
 }
 
-/// The Java skeleton (conformance/adapters/java) compiled with the system's `javac`: the
+/// The Java starter kit (`parcall init java`, standard library only) filled with the
+/// correct implementation the kits' tests keep, compiled with the system's `javac`: the
 /// command line that starts it, or `None` on a machine without a JDK. CI sets
 /// `PARCALL_REQUIRE_CONSUMERS`, and there a missing JDK fails instead of skipping.
 pub(crate) fn java_command() -> Option<String> {
@@ -44,28 +45,40 @@ pub(crate) fn java_command() -> Option<String> {
         if !have_jdk {
             assert!(
                 std::env::var_os("PARCALL_REQUIRE_CONSUMERS").is_none(),
-                "`java` and `javac` (17 or later) are required to check the Java adapter"
+                "`java` and `javac` (17 or later) are required to check the Java kit"
             );
             eprintln!("skipped: no java or javac on this machine");
             return None;
         }
-        let classes = temp_dir("java-adapter");
-        // javac compiles three small files: its quick compiler and serial collector start
+        let kit = temp_dir("java-kit");
+        let written = Command::new(env!("CARGO_BIN_EXE_parcall"))
+            .args(["init", "java"])
+            .arg(kit.join("kit"))
+            .output()
+            .expect("parcall runs");
+        assert!(written.status.success(), "{written:?}");
+        std::fs::copy(
+            root().join("tests/fixtures/kits/java/Solution.java"),
+            kit.join("kit/Solution.java"),
+        )
+        .expect("the kit's functions file is written");
+        let sources: Vec<PathBuf> = std::fs::read_dir(kit.join("kit"))
+            .expect("the kit is written")
+            .map(|entry| entry.expect("a kit entry").path())
+            .filter(|path| path.extension().is_some_and(|e| e == "java"))
+            .collect();
+        // javac compiles a few small files: its quick compiler and serial collector start
         // it in a fraction of the time.
         let compiled = Command::new("javac")
             .args(["-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-d"])
-            .arg(&*classes)
-            .args(
-                ["Main", "Json", "Implementation"]
-                    .iter()
-                    .map(|name| root().join(format!("conformance/adapters/java/{name}.java"))),
-            )
+            .arg(kit.join("classes"))
+            .args(sources)
             .output()
             .expect("javac runs");
         assert!(compiled.status.success(), "{compiled:?}");
-        Some(classes)
+        Some(kit)
     });
     classes
         .as_ref()
-        .map(|classes| format!("java -cp {} Main", classes.display()))
+        .map(|kit| format!("java -cp {} Main", kit.join("classes").display()))
 }
