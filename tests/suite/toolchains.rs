@@ -374,3 +374,43 @@ fn a_runtimes_file_declares_toolchains_and_doctor_shows_them() {
     assert_eq!(output.status.code(), Some(2), "{errors}");
     assert!(errors.contains("runtimes.txt:2:"), "{errors}");
 }
+
+/// `grade --readable DIR` binds a folder of the machine into every submission's sandbox, as
+/// `check --readable` does: here the folder a submission's code imports its module from
+/// (graded on `run_parallel_calls`, whose tools come as arguments: the example's own
+/// `dispatch` lives in the imported module, where parcall does not replace it).
+#[test]
+fn grade_binds_the_folders_it_is_told_are_readable() {
+    let work = tempfile::tempdir().unwrap();
+    let library = work.path().join("library");
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &library.join("shared_solution.py"),
+    );
+    let class = work.path().join("class");
+    std::fs::create_dir_all(&class).unwrap();
+    std::fs::write(
+        class.join("importer.py"),
+        format!(
+            "import sys\nsys.path.insert(0, {:?})\nfrom shared_solution import *\n",
+            library.display().to_string()
+        ),
+    )
+    .unwrap();
+    // A second submission makes the folder a class.
+    copy_from_repo(
+        "conformance/examples/python/solution.py",
+        &class.join("plain.py"),
+    );
+    let only = ["--function", "run_parallel_calls"];
+    let out = work.path().join("bound");
+    let mut args = vec!["--readable", library.to_str().unwrap()];
+    args.extend(only);
+    grade(&class, &out, &args);
+    let entry = common::gradebook_entry(&out, "importer");
+    assert_eq!(entry["verdict"], "conforms", "{entry}");
+    let out = work.path().join("unbound");
+    grade(&class, &out, &only);
+    let entry = common::gradebook_entry(&out, "importer");
+    assert_eq!(entry["verdict"], "does_not_conform", "{entry}");
+}
