@@ -435,3 +435,45 @@ fn every_requirement_and_every_citation_names_a_rule_that_exists() {
         unknown.join("\n")
     );
 }
+
+/// Every version the documents pin (the GitHub Action's `@vX.Y.Z`, `cargo install --tag
+/// vX.Y.Z`) is the one the next release publishes: `Cargo.toml`'s, which CHANGELOG.md's newest
+/// entry names, beside the suite it carries.
+#[test]
+fn every_pinned_version_is_the_next_release() {
+    let version = env!("CARGO_PKG_VERSION");
+    let changelog = read(&root().join("CHANGELOG.md"));
+    let newest = changelog
+        .lines()
+        .find(|line| line.starts_with("## "))
+        .expect("CHANGELOG.md has an entry");
+    assert!(
+        newest.starts_with(&format!("## {version} ")) || newest == format!("## {version}"),
+        "CHANGELOG.md's newest entry is `{newest}`, Cargo.toml says {version}"
+    );
+    let suite = read(&root().join("spec/VERSION"));
+    assert!(
+        changelog.contains(&format!("Suite {}", suite.trim())),
+        "CHANGELOG.md does not name the suite {}",
+        suite.trim()
+    );
+    let pin = regex::Regex::new(r"(?:parcall@|--tag )(v[0-9][^\s`]*)").unwrap();
+    let mut pins = 0;
+    for document in markdown_files()
+        .into_iter()
+        .chain([root().join("action.yml")])
+    {
+        let text = read(&document);
+        for found in pin.captures_iter(&text) {
+            pins += 1;
+            assert_eq!(
+                &found[1],
+                format!("v{version}"),
+                "{}: pins {}",
+                document.display(),
+                &found[0]
+            );
+        }
+    }
+    assert!(pins >= 3, "only {pins} pins found");
+}
