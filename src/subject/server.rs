@@ -36,6 +36,17 @@ pub fn serve_from_environment(model: NumberModel) -> io::Result<()> {
             "PARCALL_PROTOCOL_FDS must be `READ,WRITE`, got `{spec}`"
         )));
     };
+    // Taken over as files below: each must be open, and neither stdin, stdout nor stderr
+    // (which the standard library holds too) nor the other.
+    // SAFETY: fcntl(F_GETFD) takes integers and only reads the descriptor's flags.
+    let open = |fd: i32| fd > 2 && unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0;
+    if read == write || !open(read) || !open(write) {
+        return Err(io::Error::other(format!(
+            "`parcall reference` speaks the protocol on descriptors {read} and {write} \
+             (PARCALL_PROTOCOL_FDS), which are not two open descriptors of its own: it is \
+             started by parcall, as in `parcall check --cmd \"parcall reference\"`"
+        )));
+    }
     // SAFETY: `File::from_raw_fd` needs an open fd that nothing else owns. The runner opens
     // both for this process and hands them over for the protocol alone; nothing else in
     // this process wraps or closes them, and this function is the only one that takes

@@ -636,3 +636,24 @@ fn the_summary_counts_scored_requirements_apart() {
         "{line}"
     );
 }
+
+/// `parcall reference` started by hand, without the protocol's descriptors (or told to use
+/// stdout as one), says how it is meant to be started and exits 2, instead of aborting on a
+/// descriptor it does not own.
+#[test]
+fn the_reference_without_its_descriptors_says_how_to_start_it() {
+    for fds in [None, Some("1,2"), Some("3,3")] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_parcall"));
+        command.arg("reference");
+        if let Some(fds) = fds {
+            command.env("PARCALL_PROTOCOL_FDS", fds);
+        }
+        let output = command.output().unwrap();
+        let errors = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{fds:?}: {errors}");
+        assert!(
+            errors.contains("parcall check --cmd \"parcall reference\""),
+            "{fds:?}: {errors}"
+        );
+    }
+}
