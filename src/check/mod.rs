@@ -90,13 +90,24 @@ pub fn run(
 /// cannot be read (a warning, never fatal: the spec's cases still run).
 fn replayed(plan: &Plan<'_>) -> (Vec<SpecCase>, Vec<String>) {
     match plan.regressions.replay() {
-        Ok(cases) => (
-            cases
+        Ok(cases) => {
+            let cases: Vec<SpecCase> = cases
                 .into_iter()
                 .filter(|c| plan.functions.contains(&c.function()))
-                .collect(),
-            Vec::new(),
-        ),
+                .collect();
+            // A run that replays what an earlier one found is not the run a fresh folder
+            // gives: it says so.
+            let notes = match (cases.len(), plan.regressions.origin()) {
+                (0, _) | (_, None) => Vec::new(),
+                (n, Some(origin)) => vec![format!(
+                    "replayed {n} counterexample{} an earlier run recorded in {origin} first \
+                     (--no-regressions leaves {} out)",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "it" } else { "them" }
+                )],
+            };
+            (cases, notes)
+        }
         Err(error) => (
             Vec::new(),
             vec![format!("warning: {error}; no regressions replayed")],

@@ -110,6 +110,10 @@ pub trait Regressions {
     fn replay(&self) -> Result<Vec<SpecCase>, RegressionsError>;
     /// Keeps `counterexample`; says where when it was not kept already.
     fn record(&self, counterexample: &SpecCase) -> Result<Option<String>, RegressionsError>;
+    /// Where the replayed counterexamples come from, for the run to say so.
+    fn origin(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Counterexamples kept in a regressions file, under one implementation's key.
@@ -133,6 +137,10 @@ impl Regressions for FileRegressions {
     fn record(&self, counterexample: &SpecCase) -> Result<Option<String>, RegressionsError> {
         let recorded = record(&self.path, &self.implementation, counterexample)?;
         Ok(recorded.then(|| self.path.display().to_string()))
+    }
+
+    fn origin(&self) -> Option<String> {
+        Some(self.path.display().to_string())
     }
 }
 

@@ -41,6 +41,8 @@ pub(super) enum CheckError {
     },
     #[error("--save-failures {0}: not a folder")]
     NotAFolder(String),
+    #[error("--regressions {path}: {problem}; name a regular file (it is created when missing), or pass --no-regressions")]
+    Regressions { path: String, problem: &'static str },
     #[error(transparent)]
     Prepare(#[from] adapters::PrepareError),
     #[error("{path}: cannot write the report: {source}")]
@@ -228,6 +230,9 @@ impl Plan {
         {
             return Err(CheckError::NotAFolder(dir.display().to_string()));
         }
+        if keeps_regressions(args) {
+            usable_regressions(&args.regressions)?;
+        }
         let prepared = prepare(args)?;
         Ok(Plan {
             spec,
@@ -238,6 +243,37 @@ impl Plan {
             fuzz,
             seed: args.seed.unwrap_or_else(fresh_seed),
         })
+    }
+}
+
+/// The regressions file must be a regular file or nothing yet, in a folder that is one or can
+/// be made: a FIFO, a folder or a device would be read (or written) as if it held them.
+/// A link is followed, as the read will follow it.
+fn usable_regressions(path: &std::path::Path) -> Result<(), CheckError> {
+    let problem = |problem| CheckError::Regressions {
+        path: path.display().to_string(),
+        problem,
+    };
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_file() => Ok(()),
+        Ok(_) => Err(problem("not a regular file")),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            // Absent: made on the first failure, in a folder that exists or can be made.
+            let blocked = path
+                .ancestors()
+                .skip(1)
+                .find(|a| !a.as_os_str().is_empty() && a.exists())
+                .is_some_and(|a| !a.is_dir());
+            if blocked {
+                Err(problem("a folder on its way is a file"))
+            } else {
+                Ok(())
+            }
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotADirectory => {
+            Err(problem("a folder on its way is a file"))
+        }
+        Err(_) => Err(problem("cannot be read")),
     }
 }
 

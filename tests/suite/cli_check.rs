@@ -657,3 +657,46 @@ fn the_reference_without_its_descriptors_says_how_to_start_it() {
         );
     }
 }
+
+/// A regressions file that is not a regular file (a FIFO, a folder, a path through a file)
+/// is a usage error, as the same mistake with `--expectations` is; one that is simply absent
+/// is made on the first failure, and a later run says it replays what was kept there.
+#[test]
+fn a_regressions_path_that_cannot_hold_them_is_exit_2_and_a_replay_is_announced() {
+    let work = tempfile::tempdir().unwrap();
+    let fifo = work.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let file = work.path().join("file");
+    std::fs::write(&file, "").unwrap();
+    let module = root().join("conformance/examples/python/broken/ids_zero_based.py");
+    let check = |regressions: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_parcall"))
+            .arg("check")
+            .arg(&module)
+            .args(["--fuzz", "10", "--seed", "1", "--regressions"])
+            .arg(regressions)
+            .output()
+            .unwrap()
+    };
+    for bad in [
+        fifo.clone(),
+        work.path().to_owned(),
+        file.join("regressions.json"),
+    ] {
+        let output = check(&bad);
+        let errors = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{}: {errors}", bad.display());
+        assert!(errors.contains("--regressions"), "{errors}");
+    }
+    let kept = work.path().join("new/regressions.json");
+    let first = check(&kept);
+    assert_eq!(first.status.code(), Some(1));
+    assert!(!String::from_utf8_lossy(&first.stderr).contains("replayed"));
+    let second = check(&kept);
+    let errors = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        errors.contains("replayed 1 counterexample an earlier run recorded in"),
+        "{errors}"
+    );
+}
