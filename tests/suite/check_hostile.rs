@@ -418,8 +418,8 @@ fn special_files_as_inputs_are_refused_without_blocking() {
     let fifo = fifo.to_str().unwrap();
     let out = dir.path().join("grades");
     let quick = ["--case", "exec-seed-001", "--fuzz", "0"];
-    // A regressions file that cannot be read is a warning and the run goes on (exit 0 for
-    // the solution); every other input is a usage error.
+    // Every input that is not a regular file is a usage error, the regressions file as much
+    // as the expectations file.
     let expectations = |path| [&["check", SOLUTION, "--expectations", path][..], &quick].concat();
     let regressions = |path| vec!["check", SOLUTION, "--fuzz", "0", "--regressions", path];
     let spec_dir = [
@@ -438,8 +438,8 @@ fn special_files_as_inputs_are_refused_without_blocking() {
     let runs: Vec<(Vec<&str>, i32)> = vec![
         (expectations(fifo), 2),
         (expectations("/dev/zero"), 2),
-        (regressions(fifo), 0),
-        (regressions("/dev/zero"), 0),
+        (regressions(fifo), 2),
+        (regressions("/dev/zero"), 2),
         (spec_dir, 2),
         (rubric, 2),
     ];
