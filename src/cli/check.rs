@@ -85,7 +85,9 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
         say!("error: {message}");
         return Ok(exit::USAGE);
     }
-    if let Some(message) = memory_too_small(&args, &plan, &outcome.checked) {
+    let set_up = memory_too_small(&args, &plan, &outcome.checked)
+        .or_else(|| interpreter_cannot_start(&args, &plan, &outcome.checked));
+    if let Some(message) = set_up {
         say!("error: {message}");
         return Ok(exit::USAGE);
     }
@@ -349,6 +351,44 @@ pub(super) fn fresh_seed() -> u64 {
             .map_or(0, |d| d.as_nanos() as u64);
         nanos ^ (u64::from(std::process::id()) << 32)
     })
+}
+
+/// When a module ended before the handshake and an empty module does too under the
+/// interpreter it was given, with memory to spare (`--python /bin/true`, a Python 2): the
+/// interpreter cannot run parcall's adapter, so the implementation was never checked, and
+/// that is the caller's set-up error, not a verdict. Probed only after such a failure.
+fn interpreter_cannot_start(args: &CheckArgs, plan: &Plan, checked: &Checked) -> Option<String> {
+    use crate::subject::launch::Language;
+    use crate::subject::probe::{self, Probe};
+    let error = checked.start_error.as_ref()?;
+    if args.cmd.is_some() || !probe::ended_before_the_handshake(error) {
+        return None;
+    }
+    let language = Language::of(args.implementation.as_deref()?)?;
+    let (interpreter, flag, wanted) = match language {
+        Language::Python => (&args.python, "--python", "Python 3.9 or later"),
+        Language::JavaScript => (&args.node, "--node", "Node 20 or later"),
+    };
+    let probe = Probe {
+        language,
+        interpreter,
+        env: &args.process.env(),
+        suite: &plan.spec.version,
+        startup: args.process.startup_timeout,
+    };
+    let roomy = crate::process::Limits::default()
+        .memory_bytes
+        .map_or(2048, |bytes| bytes >> 20)
+        .max(args.process.memory_mib);
+    if probe.starts(roomy).ok()? {
+        return None;
+    }
+    Some(format!(
+        "{flag} {}: it cannot run parcall's adapter (an empty module ends before the \
+         handshake under it too), so the implementation was never checked; pass {flag} with \
+         {wanted}",
+        interpreter.to_string_lossy()
+    ))
 }
 
 /// When the implementation ended before its handshake under a memory limit too small for

@@ -700,3 +700,34 @@ fn a_regressions_path_that_cannot_hold_them_is_exit_2_and_a_replay_is_announced(
         "{errors}"
     );
 }
+
+/// An interpreter that cannot run parcall's adapter at all (`--python /bin/true`) is the
+/// caller's set-up error, exit 2, naming the flag; a module that itself dies at import under
+/// a working interpreter is still the implementation's failure, exit 1.
+#[test]
+fn an_interpreter_that_cannot_run_the_adapter_is_a_set_up_error() {
+    let solution = root().join("conformance/examples/python/solution.py");
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .arg("check")
+        .arg(&solution)
+        .args(["--python", "/bin/true", "--fuzz", "0", "--no-regressions"])
+        .output()
+        .unwrap();
+    let errors = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{errors}");
+    assert!(
+        errors.contains("--python /bin/true: it cannot run"),
+        "{errors}"
+    );
+
+    let work = tempfile::tempdir().unwrap();
+    let dying = work.path().join("dying.py");
+    std::fs::write(&dying, "import sys\nsys.exit(3)\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .arg("check")
+        .arg(&dying)
+        .args(["--fuzz", "0", "--no-regressions"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+}
