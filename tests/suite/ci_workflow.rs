@@ -352,6 +352,55 @@ fn the_readme_workflow_gates_with_and_without_an_expectations_file() {
     assert!(job.summary.starts_with("## parcall: ✅"), "{}", job.summary);
 }
 
+/// The notice's command runs as pasted when the action checks a `cmd` with arguments: each
+/// word is quoted for a shell, so `--cmd` keeps its whole command line.
+#[test]
+fn the_notice_quotes_a_cmd_with_arguments() {
+    let repository = repository("conformance/examples/python/broken/ids_zero_based.py");
+    common::copy_from_repo(
+        "conformance/adapters/python/parcall_adapter.py",
+        &repository.join("adapter.py"),
+    );
+    let text = readme_workflow_text();
+    assert!(text.contains("implementation: src/runtime.py"), "{text}");
+    let workflow = YamlLoader::load_from_str(&text.replace(
+        "implementation: src/runtime.py",
+        "cmd: python3 -I -B adapter.py src/runtime.py",
+    ))
+    .unwrap()
+    .remove(0);
+    let job = Runner::new(&repository).run_workflow(&workflow);
+    assert_eq!(job.status, 1, "{}", job.log);
+    let notice = job
+        .log
+        .lines()
+        .find(|l| l.starts_with("::notice title=parcall expectations::"))
+        .unwrap_or_else(|| panic!("{}", job.log));
+    let command = notice
+        .split("create it: ")
+        .nth(1)
+        .and_then(|c| c.split(", then review").next())
+        .unwrap();
+    let words = shell_words::split(command).unwrap();
+    let cmd = words.iter().position(|w| w == "--cmd").unwrap();
+    assert_eq!(
+        words[cmd + 1],
+        "python3 -I -B adapter.py src/runtime.py",
+        "{command}"
+    );
+    let created = Command::new(env!("CARGO_BIN_EXE_parcall"))
+        .args(&words[1..])
+        .current_dir(&repository)
+        .env(
+            "PARCALL_REGRESSIONS",
+            repository.join(".parcall-regressions.json"),
+        )
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{created:?}");
+    assert!(repository.join("parcall-expectations.json").is_file());
+}
+
 /// The action's inputs reach parcall as values: quotes group, `$(...)` stays text.
 #[test]
 fn the_action_splits_args_without_running_them() {
