@@ -417,6 +417,7 @@ impl<'p> Generator<'p> {
         let origin = Origin::Generated {
             function: self.function,
             seed: self.seed,
+            count: self.count,
         };
         let case = materialize(tree.ok()?.current(), &id, origin, "a generated case").ok()?;
         Some((before, case))

@@ -126,7 +126,11 @@ pub(super) fn passing_entry(
         }),
     };
     let case = SpecCase {
-        origin: Origin::Generated { function, seed },
+        origin: Origin::Generated {
+            function,
+            seed,
+            count: generated,
+        },
         case: case.into(),
     };
     judge.judge(case, CaseAnswer::bare(Answer::Batches(Vec::new())))

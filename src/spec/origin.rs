@@ -10,9 +10,14 @@ pub enum Origin {
     Spec { file: String },
     /// A counterexample recorded earlier and replayed first: the file it was read from.
     Regression { file: String },
-    /// Drawn from the generators for `function` with `seed`: `--function` and `--seed` draw
-    /// it again.
-    Generated { function: Function, seed: u64 },
+    /// Drawn from the generators for `function` with `seed`, one of `count` (what a draw
+    /// gives depends on how many are drawn): `--function`, `--seed` and `--fuzz` draw it
+    /// again.
+    Generated {
+        function: Function,
+        seed: u64,
+        count: usize,
+    },
 }
 
 impl Origin {
@@ -31,12 +36,16 @@ impl Origin {
     }
 
     /// The arguments that run the case again when `--case ID` would not: a generated case
-    /// is drawn again from its function and seed.
+    /// is drawn again from its function, seed and count.
     pub fn rerun_args(&self) -> Option<String> {
         match self {
-            Origin::Generated { function, seed } => {
-                Some(format!("--function {function} --seed {seed}"))
-            }
+            Origin::Generated {
+                function,
+                seed,
+                count,
+            } => Some(format!(
+                "--function {function} --seed {seed} --fuzz {count}"
+            )),
             Origin::Spec { .. } | Origin::Regression { .. } => None,
         }
     }

@@ -731,3 +731,37 @@ fn an_interpreter_that_cannot_run_the_adapter_is_a_set_up_error() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
 }
+
+/// A generated failure's rerun command draws it again: what a draw gives depends on how many
+/// are drawn, so the command carries the run's `--fuzz` with its seed (compare's reruns are
+/// built the same way), and run as written it fails the same generated case.
+#[test]
+fn a_generated_failures_rerun_carries_the_count_it_was_drawn_among() {
+    let module = "conformance/examples/python/broken/ids_zero_based.py";
+    let (code, report) = json_report(&[
+        "check",
+        module,
+        "--function",
+        "execute_tool_calls",
+        "--fuzz",
+        "25",
+        "--seed",
+        "3",
+        "--no-regressions",
+    ]);
+    assert_eq!(code, 1);
+    let rerun = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["rerun"].as_str())
+        .find(|r| r.contains("--seed"))
+        .unwrap_or_else(|| panic!("no generated rerun in {report:#}"))
+        .to_owned();
+    assert!(rerun.ends_with("--seed 3 --fuzz 25"), "{rerun}");
+    let words = shell_words::split(&rerun).unwrap();
+    let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    args.push("--no-regressions");
+    let (again, _) = json_report(&args);
+    assert_eq!(again, 1, "{rerun}");
+}
