@@ -19,6 +19,7 @@ pub use ci::{cell as markdown_cell, size as input_size, AnnotationPaths, MAX_ERR
 pub use junit::Stamp;
 pub use machine::failure_text;
 pub use model::{
+    ConcurrencyReport,
     batch_input, charged, failed_batch, CaseLocation, CaseReport, GeneratedReport, Report,
     RequirementSummary, Status, Summary, Verdict, REPORT_VERSION,
 };

@@ -133,6 +133,8 @@ pub mod ids {
         RUNTIME_MALFORMED_ANSWERED,
         RUNTIME_NO_STATE,
         RUNTIME_POLICY_DECLARED,
+        crate::judge::runtime_concurrency::RUNTIME_CONCURRENCY_DECLARED,
+        crate::judge::runtime_concurrency::RUNTIME_CONCURRENCY_SHOWN,
     ];
 }
 
