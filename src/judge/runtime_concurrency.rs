@@ -40,6 +40,12 @@ pub fn measured(outstanding: &[usize], invocations: &[usize]) -> Vec<Measured> {
         .collect()
 }
 
+/// Batches of `invocations` each, run one tool at a time (as the reference runtime does).
+pub fn one_at_a_time(invocations: &[usize]) -> Vec<Measured> {
+    let most: Vec<usize> = invocations.iter().map(|&n| n.min(1)).collect();
+    measured(&most, invocations)
+}
+
 /// The MUST: the first batch with more invocations outstanding at once than declared. A
 /// declared `max_parallel` of `null` is no limit.
 pub fn concurrency(policies: &RuntimePolicies, measured: &[Measured]) -> Option<Charge> {
@@ -63,9 +69,7 @@ pub fn concurrency_shown(policies: &RuntimePolicies, measured: &[Measured]) -> O
     if policies.max_parallel.is_some_and(|limit| limit <= 1) {
         return None;
     }
-    let sequential = measured
-        .iter()
-        .find(|m| m.invocations > 1 && m.most == 1)?;
+    let sequential = measured.iter().find(|m| m.invocations > 1 && m.most == 1)?;
     Some(Charge {
         requirement: RUNTIME_CONCURRENCY_SHOWN.into(),
         batch: sequential.batch,
@@ -93,8 +97,11 @@ pub fn judged(
     if must.is_none() && several {
         blame.shown.insert(RUNTIME_CONCURRENCY_DECLARED.into());
     }
+    // A framework that declares one at a time has no concurrency to show: the SHOULD holds
+    // wherever the MUST was seen kept.
     let may_overlap = policies.max_parallel.is_none_or(|limit| limit > 1);
-    if should.is_none() && may_overlap && measured.iter().any(|m| m.most > 1) {
+    let overlapped = measured.iter().any(|m| m.most > 1);
+    if should.is_none() && several && (overlapped || !may_overlap) {
         blame.shown.insert(RUNTIME_CONCURRENCY_SHOWN.into());
     }
     let outcome = match (&must, outcome) {
@@ -148,7 +155,10 @@ mod tests {
     fn five_at_once_breaks_a_declared_limit_of_one_and_not_no_limit() {
         let charge = concurrency(&declaring(Some(1)), &five_at_once()).unwrap();
         assert_eq!(charge.requirement, RUNTIME_CONCURRENCY_DECLARED);
-        assert!(charge.diagnosis.contains("5 tool invocations"), "{charge:?}");
+        assert!(
+            charge.diagnosis.contains("5 tool invocations"),
+            "{charge:?}"
+        );
         assert!(concurrency(&declaring(None), &five_at_once()).is_none());
         assert!(concurrency(&declaring(Some(5)), &five_at_once()).is_none());
         assert!(concurrency(&declaring(Some(1)), &one_at_a_time()).is_none());

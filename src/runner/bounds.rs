@@ -18,10 +18,10 @@ pub const MAX_VALUES: usize = 10_000;
 /// What is kept of a case's printed output once the reply passed its bounds: reports show
 /// it for people, and a run keeps every case's, so it is clipped like a process's tail.
 pub const KEPT_PRINTED_BYTES: usize = 16 << 10;
-pub use crate::json::MAX_INTEGER_DIGITS;
 /// The deepest nesting of lists and objects: the one limit case files are read by too, so a
 /// value a case admits always comes back within it.
 pub use crate::json::MAX_DEPTH;
+pub use crate::json::MAX_INTEGER_DIGITS;
 
 /// Which part of a reply is past which bound.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -250,7 +250,9 @@ mod tests {
         // batch, calls and call: the deepest the file admits, and not one level deeper.
         let file = |depth: usize| {
             let args = "[".repeat(depth) + &"]".repeat(depth);
-            format!(r#"{{"cases": [{{"batches": [{{"calls": [{{"arguments": {{"a": {args}}}}}]}}]}}]}}"#)
+            format!(
+                r#"{{"cases": [{{"batches": [{{"calls": [{{"arguments": {{"a": {args}}}}}]}}]}}]}}"#
+            )
         };
         let deepest = (1..MAX_DEPTH)
             .rev()
