@@ -58,13 +58,16 @@ fn running_five_at_once_breaks_a_declared_limit_of_one_and_not_no_limit() {
     );
     assert_eq!(declares_one["verdict"], "does_not_conform");
     assert_eq!(declares_one["concurrency"]["declared"], 1);
-    assert_eq!(declares_one["concurrency"]["measured"], 5);
+    // Five threads start within parcall's hold on any machine not starved of time: at the
+    // least two overlap, which is enough to break the bound.
+    let measured = declares_one["concurrency"]["measured"].as_u64().unwrap();
+    assert!((2..=5).contains(&measured), "{declares_one}");
 
     let no_limit = check(CORRECT, &only);
     assert_eq!(lost(&no_limit), BTreeSet::new(), "{no_limit}");
     assert_eq!(no_limit["verdict"], "conforms");
     assert_eq!(no_limit["concurrency"]["declared"], serde_json::Value::Null);
-    assert_eq!(no_limit["concurrency"]["measured"], 5);
+    assert!(no_limit["concurrency"]["measured"].as_u64().unwrap() >= 2);
 }
 
 /// The terminal report shows the measured concurrency beside the declared one.
@@ -79,7 +82,7 @@ fn the_terminal_report_shows_measured_beside_declared() {
         .unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
-        text.contains("concurrency: declared at most 1 at once, measured 5 at once"),
+        text.contains("concurrency: declared at most 1 at once, measured "),
         "{text}"
     );
 }
