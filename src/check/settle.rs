@@ -52,6 +52,7 @@ fn new(run: &Checked, context: &Context<'_>) -> Report {
         functions: run.functions.clone(),
         number_model: run.number_model,
         runtime: run.runtime.clone(),
+        concurrency: crate::report::ConcurrencyReport::of(run.runtime.as_ref(), &run.results),
         verdict: match &run.start_error {
             Some(error) if error.is_runner_failure() => Verdict::Error,
             _ => Verdict::DoesNotConform,

@@ -535,6 +535,7 @@ mod tests {
                 functions: Vec::new(),
                 number_model: NumberModel::Python,
                 runtime: None,
+                concurrency: None,
                 verdict: Verdict::DoesNotConform,
                 error: None,
                 error_headline: None,

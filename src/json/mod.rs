@@ -19,6 +19,13 @@ mod write;
 /// in RULES B2 stops here (SPEC.md, Numbers), and replies are bounded by it.
 pub const MAX_INTEGER_DIGITS: usize = 4300;
 
+/// The deepest nesting of lists and objects, one limit for everything parcall reads: a case
+/// file, a message from an implementation, what the runner bounds a reply by. A case's
+/// values sit a few levels inside its file, and a few levels inside the message that carries
+/// them, so whatever a case file admits reaches every adapter and comes back within it
+/// (RULES F8).
+pub const MAX_DEPTH: usize = 512;
+
 pub use ecmascript::ecmascript_number;
 pub use float_repr::{exact_integer, python_repr};
 pub use number_model::NumberModel;

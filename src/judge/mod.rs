@@ -9,6 +9,7 @@ mod invocations;
 mod outcome;
 pub mod runs;
 pub mod runtime;
+pub mod runtime_concurrency;
 mod verdict;
 
 pub use blame::{blame, blame_in, Blame, Charge, GeneratedTally};

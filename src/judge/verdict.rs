@@ -5,6 +5,7 @@
 use super::blame::{blame_in, blame_without_runs, with_unexplained, Blame, PassMemo};
 use super::expected::expected_under;
 use super::runtime;
+use super::runtime_concurrency;
 use super::{judge_in, judge_prefix_in, BatchRun, Failure, Outcome};
 use crate::json::{NumberModel, Value};
 use crate::protocol::{Answer, BatchReply, CaseAnswer, RuntimeDeclaration};
@@ -25,6 +26,9 @@ pub struct CaseResult {
     pub duration: Duration,
     /// The requirements the case shows broken, and the ones it shows kept.
     pub blame: Blame,
+    /// The most tool invocations parcall saw outstanding at once during the case (RULES
+    /// F3); `None` where nothing was counted.
+    pub concurrency: Option<usize>,
 }
 
 /// Judges the answers of one implementation, by the number model it declared (RULES E).
@@ -94,9 +98,11 @@ impl Judge {
             printed,
             process_output,
             duration,
+            outstanding,
         } = answer;
+        let concurrency = outstanding.iter().copied().max();
         let (outcome, blame) = match answer {
-            Answer::Batches(batches) => self.judge_batches(&case.case, batches),
+            Answer::Batches(batches) => self.judge_batches(&case.case, batches, &outstanding),
             Answer::Timeout { seconds } => without_runs(&case, Failure::Timeout { seconds }),
             Answer::Crash { message } => without_runs(&case, Failure::Crash { message }),
             Answer::Protocol { message } => without_runs(&case, Failure::Protocol { message }),
@@ -115,6 +121,7 @@ impl Judge {
             process_output,
             duration,
             blame,
+            concurrency,
         }
     }
 
@@ -139,10 +146,17 @@ impl Judge {
 
     /// Batches that returned are judged in order; a batch that raised is an exception,
     /// unless an earlier batch already failed.
-    fn judge_batches(&self, case: &Arc<Case>, batches: Vec<BatchReply>) -> (Outcome, Blame) {
+    fn judge_batches(
+        &self,
+        case: &Arc<Case>,
+        batches: Vec<BatchReply>,
+        outstanding: &[usize],
+    ) -> (Outcome, Blame) {
         let (runs, raised) = split(batches);
         match (&**case, raised) {
-            (Case::Runtime(runtime), raised) => self.runtime_verdict(runtime, &runs, raised),
+            (Case::Runtime(runtime), raised) => {
+                self.runtime_verdict(runtime, &runs, raised, outstanding)
+            }
             (_, Some(raised)) => self.raised(case, &runs, raised.message, raised.traceback),
             (_, None) => self.verdict(case, &runs),
         }
@@ -155,7 +169,14 @@ impl Judge {
         case: &RuntimeCase,
         runs: &[BatchRun],
         raised: Option<Raised>,
+        outstanding: &[usize],
     ) -> (Outcome, Blame) {
+        let invocations: Vec<usize> = runs
+            .iter()
+            .map(|r| r.invocations.len())
+            .chain(raised.iter().map(|r| r.invocations.len()))
+            .collect();
+        let measured = runtime_concurrency::measured(outstanding, &invocations);
         let raised = raised.map(|r| Raised {
             invocations: r
                 .invocations
@@ -174,12 +195,11 @@ impl Judge {
                 invocations: &raised.invocations,
             });
         }
-        let (outcome, blame) = runtime::verdict_in(
-            self.model,
-            case,
-            &ended,
-            self.runtime.as_deref().map(|r| &r.policies),
-        );
+        let declared = self.runtime.as_deref().map(|r| &r.policies);
+        let (outcome, blame) = runtime::verdict_in(self.model, case, &ended, declared);
+        let reference = runtime::reference_policies();
+        let policies = declared.unwrap_or(&reference);
+        let (outcome, blame) = runtime_concurrency::judged(policies, &measured, outcome, blame);
         let blame = with_unexplained(blame, Function::RunToolCalls, runs.len(), &outcome);
         (outcome, blame)
     }

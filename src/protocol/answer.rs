@@ -33,6 +33,9 @@ pub struct CaseAnswer {
     pub process_output: String,
     /// From when the implementation could start on the case to its answer.
     pub duration: Duration,
+    /// The most tool invocations outstanding at once during each batch, as parcall counted
+    /// them (RULES F3); empty where nothing was counted (a subject in this process).
+    pub outstanding: Vec<usize>,
 }
 
 impl CaseAnswer {
@@ -43,6 +46,7 @@ impl CaseAnswer {
             printed: String::new(),
             process_output: String::new(),
             duration: Duration::ZERO,
+            outstanding: Vec::new(),
         }
     }
 

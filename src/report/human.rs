@@ -99,6 +99,9 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
         line(&report.target),
         report.number_model
     )?;
+    if let Some(concurrency) = &report.concurrency {
+        writeln!(out, "concurrency: {}", concurrency.words())?;
+    }
     if let Some(containment) = &report.containment {
         writeln!(
             out,

@@ -19,8 +19,8 @@ pub use ci::{cell as markdown_cell, size as input_size, AnnotationPaths, MAX_ERR
 pub use junit::Stamp;
 pub use machine::failure_text;
 pub use model::{
-    batch_input, charged, failed_batch, CaseLocation, CaseReport, GeneratedReport, Report,
-    RequirementSummary, Status, Summary, Verdict, REPORT_VERSION,
+    batch_input, charged, failed_batch, CaseLocation, CaseReport, ConcurrencyReport,
+    GeneratedReport, Report, RequirementSummary, Status, Summary, Verdict, REPORT_VERSION,
 };
 pub use palette::{ColorChoice, Palette};
 

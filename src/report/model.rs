@@ -12,6 +12,44 @@ use crate::spec::Function;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// How many tools a runtime runs at once: what its adapter declares and what parcall saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ConcurrencyReport {
+    /// The declared most at once (`max_parallel`); `null`: no limit.
+    pub declared: Option<u64>,
+    /// The most tool invocations parcall saw outstanding at once in any case of the run.
+    pub measured: usize,
+}
+
+impl ConcurrencyReport {
+    /// The concurrency of a runtime-profile run whose adapter declared `runtime` (none: the
+    /// reference runtime's policies), from its results; `None` when nothing was measured.
+    pub fn of(
+        runtime: Option<&crate::protocol::RuntimeDeclaration>,
+        results: &[crate::judge::CaseResult],
+    ) -> Option<ConcurrencyReport> {
+        let measured = results
+            .iter()
+            .filter(|r| r.case.function() == Function::RunToolCalls)
+            .filter_map(|r| r.concurrency)
+            .max()?;
+        let declared = match runtime {
+            Some(runtime) => runtime.policies.max_parallel,
+            None => crate::judge::runtime::reference_policies().max_parallel,
+        };
+        Some(ConcurrencyReport { declared, measured })
+    }
+
+    /// `declared at most 1 at once, measured 5`.
+    pub fn words(&self) -> String {
+        let declared = match self.declared {
+            Some(limit) => format!("at most {limit} at once"),
+            None => "no limit".to_owned(),
+        };
+        format!("declared {declared}, measured {} at once", self.measured)
+    }
+}
+
 /// The report format's version.
 pub const REPORT_VERSION: u32 = 1;
 
@@ -39,6 +77,10 @@ pub struct Report {
     /// declared (which `RUNTIME-POLICY-DECLARED` holds it to).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<crate::protocol::RuntimeDeclaration>,
+    /// For a run of the runtime profile: the concurrency declared beside the one parcall
+    /// measured (RULES F3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<ConcurrencyReport>,
     /// `conforms`, `does_not_conform`, or `error` (the run could not complete).
     pub verdict: Verdict,
     /// Why the implementation could not be checked at all (load error, no function, ...).

@@ -183,6 +183,7 @@ mod tests {
             functions: Vec::new(),
             number_model: crate::json::NumberModel::Python,
             runtime: None,
+            concurrency: None,
             verdict: Verdict::Conforms,
             error: None,
             error_headline: None,

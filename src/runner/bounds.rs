@@ -18,9 +18,10 @@ pub const MAX_VALUES: usize = 10_000;
 /// What is kept of a case's printed output once the reply passed its bounds: reports show
 /// it for people, and a run keeps every case's, so it is clipped like a process's tail.
 pub const KEPT_PRINTED_BYTES: usize = 16 << 10;
+/// The deepest nesting of lists and objects: the one limit case files are read by too, so a
+/// value a case admits always comes back within it.
+pub use crate::json::MAX_DEPTH;
 pub use crate::json::MAX_INTEGER_DIGITS;
-/// The deepest nesting of lists and objects.
-pub const MAX_DEPTH: usize = 200;
 
 /// Which part of a reply is past which bound.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -241,6 +242,43 @@ mod tests {
         assert!(kept.len() < KEPT_PRINTED_BYTES + 40, "{}", kept.len());
         assert!(kept.contains(" bytes not kept]\n"));
         assert!(kept.ends_with("[dropped: 7]"));
+    }
+
+    #[test]
+    fn the_deepest_arguments_a_case_file_admits_come_back_within_the_bound() {
+        // A call's arguments sit inside the case file's file object, cases, case, batches,
+        // batch, calls and call: the deepest the file admits, and not one level deeper.
+        let file = |depth: usize| {
+            let args = "[".repeat(depth) + &"]".repeat(depth);
+            format!(
+                r#"{{"cases": [{{"batches": [{{"calls": [{{"arguments": {{"a": {args}}}}}]}}]}}]}}"#
+            )
+        };
+        let deepest = (1..MAX_DEPTH)
+            .rev()
+            .find(|&depth| crate::json::parse(&file(depth)).is_ok())
+            .unwrap();
+        assert!(deepest > 300, "a case file admits arguments {deepest} deep");
+        let read = crate::json::parse(&file(deepest)).unwrap();
+        let args = read.as_object().unwrap()["cases"].as_list().unwrap()[0]
+            .as_object()
+            .unwrap()["batches"]
+            .as_list()
+            .unwrap()[0]
+            .as_object()
+            .unwrap()["calls"]
+            .as_list()
+            .unwrap()[0]
+            .as_object()
+            .unwrap()["arguments"]
+            .clone();
+        let invocation = Invocation {
+            id: 1,
+            call: 1,
+            tool: Value::Str("t".into()),
+            args,
+        };
+        assert_eq!(check_invocation(&invocation, 0, 0), Ok(()));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! One case, from the oldest in flight to its end: the implementation's `invoke` messages
 //! answered (a race probe's answer held back for its latency), its `returned` and `raised`
-//! messages paired with what parcall saw invoked during each batch, until `result`.
+//! messages paired with what parcall saw invoked during each batch, until `result`. In the
+//! runtime profile it also counts the invocations outstanding at once (RULES F3), holding the
+//! first answer of a turn briefly so that a framework that runs tools concurrently shows it.
 
 use super::bounds;
 use super::session::may_be_memory;
@@ -18,6 +20,8 @@ pub(super) enum Awaited {
     Reply {
         batches: Vec<BatchReply>,
         printed: String,
+        /// The most invocations outstanding at once during each batch.
+        outstanding: Vec<usize>,
     },
     /// A crash or a protocol error: the process is stopped and restarted.
     Failed(Answer),
@@ -26,11 +30,85 @@ pub(super) enum Awaited {
 /// The case's deadline passed first.
 pub(super) struct Timeout;
 
-/// An answer parcall holds back: the race probe.
+/// How long the first answer of a runtime turn of several calls is held for a second
+/// invocation to arrive: long enough for a thread pool or an event loop to start the turn's
+/// other tools, short enough that a sequential framework pays little (it pays this once per
+/// turn of several calls; a framework that starts every call at once pays nothing, the hold
+/// ending as soon as every call of the turn is outstanding).
+pub(super) const OVERLAP_GRACE: Duration = Duration::from_millis(25);
+
+/// An answer parcall holds back: a race probe, or an answer held for overlap to show.
 struct Held {
     due: Instant,
+    /// When a race probe's own hold ends, for an answer also held for overlap: the overlap
+    /// hold may end early, the probe's may not.
+    probe_due: Option<Instant>,
     call: u64,
     answer: crate::spec::Answer,
+}
+
+/// What parcall counts of a runtime's concurrency (RULES F3): the invocations it has not
+/// answered yet are the ones the framework has outstanding.
+struct Overlap {
+    /// The calls of each batch of a runtime-profile case; empty for an exercise's case,
+    /// whose answers are never held for overlap.
+    calls: Vec<usize>,
+    /// Invocations received and not yet answered.
+    outstanding: usize,
+    /// The most outstanding at once, per batch.
+    most: Vec<usize>,
+    /// Invocations received during each batch.
+    received: Vec<usize>,
+    /// While the first answer of the current turn is held: when that hold ends.
+    window: Option<Instant>,
+}
+
+impl Overlap {
+    fn new(case: &Case) -> Overlap {
+        let calls = match case {
+            Case::Runtime(runtime) => runtime
+                .batches
+                .iter()
+                .map(|b| b.calls.as_list().map_or(0, <[_]>::len))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let batches = case.batch_count().max(1);
+        Overlap {
+            calls,
+            outstanding: 0,
+            most: vec![0; batches],
+            received: vec![0; batches],
+            window: None,
+        }
+    }
+
+    /// Counts an invocation made during `batch`; returns until when its answer is held for
+    /// overlap to show, if it is: the first invocation of a runtime turn of several calls
+    /// opens the hold, and every invocation arriving while it lasts joins it.
+    fn invoked(&mut self, batch: usize, now: Instant) -> Option<Instant> {
+        let batch = batch.min(self.most.len() - 1);
+        self.outstanding += 1;
+        self.most[batch] = self.most[batch].max(self.outstanding);
+        self.received[batch] += 1;
+        let several = self.calls.get(batch).is_some_and(|&calls| calls > 1);
+        match self.window {
+            Some(until) if until > now => Some(until),
+            _ if several && self.received[batch] == 1 => {
+                self.window = Some(now + OVERLAP_GRACE);
+                self.window
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether every call of `batch` is outstanding: no further invocation can show more
+    /// overlap, so the hold ends now.
+    fn all_outstanding(&self, batch: usize) -> bool {
+        self.calls
+            .get(batch)
+            .is_some_and(|&calls| self.outstanding >= calls)
+    }
 }
 
 pub(super) struct Conversation {
@@ -41,6 +119,7 @@ pub(super) struct Conversation {
     tools: CaseTools,
     batches: Vec<BatchReply>,
     held: Vec<Held>,
+    overlap: Overlap,
 }
 
 impl Conversation {
@@ -57,6 +136,7 @@ impl Conversation {
             tools: CaseTools::new(case, model),
             batches: Vec::new(),
             held: Vec::new(),
+            overlap: Overlap::new(case),
         }
     }
 
@@ -190,6 +270,7 @@ impl Conversation {
                 Some(Awaited::Reply {
                     batches: std::mem::take(&mut self.batches),
                     printed: result.output,
+                    outstanding: std::mem::take(&mut self.overlap.most),
                 })
             }
             Reply::Hello(_) | Reply::Bye => None,
@@ -197,25 +278,46 @@ impl Conversation {
     }
 
     /// Records and answers an invocation, holding the answer back when it is a race probe
-    /// and a race could happen: some process of the implementation runs more than one thread,
-    /// or another invocation of the case is waiting for its answer already.
+    /// and a race could happen (some process of the implementation runs more than one thread,
+    /// or another invocation of the case is waiting for its answer already), or while the
+    /// first answer of a runtime turn is held for overlap to show.
     fn invoked(&mut self, invocation: &Invocation, child: &Child) -> Option<Awaited> {
         let batch = self.batches.len();
         let answered = match self.tools.invoke(invocation, batch) {
             Ok(answered) => answered,
             Err(excess) => return Some(past_a_bound(&excess)),
         };
-        let hold = answered.probe_ms > 0 && (!self.held.is_empty() || child.runs_threads());
-        if hold {
-            self.held.push(Held {
-                due: Instant::now() + Duration::from_millis(answered.probe_ms),
+        let now = Instant::now();
+        let probe = answered.probe_ms > 0 && (!self.held.is_empty() || child.runs_threads());
+        let probe_due = probe.then(|| now + Duration::from_millis(answered.probe_ms));
+        let overlap_due = self.overlap.invoked(batch, now);
+        let due = match (probe_due, overlap_due) {
+            (Some(probe), Some(overlap)) => Some(probe.max(overlap)),
+            (probe, overlap) => probe.or(overlap),
+        };
+        match due {
+            Some(due) => self.held.push(Held {
+                due,
+                probe_due,
                 call: invocation.call,
                 answer: answered.answer,
-            });
-        } else {
-            send(child, self.id, invocation.call, answered.answer);
+            }),
+            None => self.answer(child, invocation.call, answered.answer),
+        }
+        if self.overlap.window.is_some() && self.overlap.all_outstanding(batch) {
+            self.end_overlap_hold(now);
+            self.release_due(child);
         }
         None
+    }
+
+    /// Ends the hold for overlap: what is held for it alone is due now; a race probe keeps
+    /// its own time.
+    fn end_overlap_hold(&mut self, now: Instant) {
+        self.overlap.window = None;
+        for held in &mut self.held {
+            held.due = held.probe_due.unwrap_or(now);
+        }
     }
 
     /// Sends every held answer whose time has come.
@@ -226,8 +328,13 @@ impl Conversation {
             .partition(|h| h.due <= now);
         self.held = waiting;
         for held in due {
-            send(child, self.id, held.call, held.answer);
+            self.answer(child, held.call, held.answer);
         }
+    }
+
+    fn answer(&mut self, child: &Child, call: u64, answer: crate::spec::Answer) {
+        self.overlap.outstanding = self.overlap.outstanding.saturating_sub(1);
+        send(child, self.id, call, answer);
     }
 
     /// A protocol error when the case already has all its batches, or one raised.

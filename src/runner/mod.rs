@@ -240,13 +240,18 @@ impl Runner<'_> {
             let elapsed = turn_started.elapsed();
             turn_started = Instant::now();
             match answer {
-                Awaited::Reply { batches, printed } => {
+                Awaited::Reply {
+                    batches,
+                    printed,
+                    outstanding,
+                } => {
                     consecutive_failures = 0;
                     let answer = CaseAnswer {
                         answer: Answer::Batches(batches),
                         printed: bounds::kept_printed(printed),
                         process_output: String::new(),
                         duration: elapsed,
+                        outstanding,
                     };
                     sink(oldest.case, answer);
                 }
@@ -261,6 +266,7 @@ impl Runner<'_> {
                         printed: String::new(),
                         process_output: output,
                         duration: elapsed,
+                        outstanding: Vec::new(),
                     };
                     sink(oldest.case, answer);
                     // Cases sent behind it go back to the queue, in order, for the restart.

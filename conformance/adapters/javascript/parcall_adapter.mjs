@@ -7,8 +7,10 @@
 //
 // `dispatch` is provided as a global; the module must not define its own. parcall holds the
 // tools: `dispatch` and each tool are stubs that send the invocation to parcall and wait for
-// its answer (a synchronous read of the protocol fd: a tool runs on the one thread that runs
-// the module), so this process never holds the record of invocations nor an answer early. JavaScript has
+// its answer, so this process never holds the record of invocations nor an answer early. An
+// exercise's stubs wait with a synchronous read of the protocol fd (its functions call tools
+// synchronously); a runtime's tools return a promise that stays pending until parcall answers
+// (RULES F7), so a framework's completion order is observable as it is in Python. JavaScript has
 // one number type, so the adapter declares the number model `float64` in its handshake
 // (RULES E): `1` and `1.0` are one value and one key, written as JavaScript writes
 // numbers, and the runner computes what a correct module returns accordingly. Values the
@@ -140,19 +142,47 @@ function snapshot(value) {
 // ---------------------------------------------------------------------------------------
 // Protocol channel and output capture
 // ---------------------------------------------------------------------------------------
-function* lines() {
-  const buffer = Buffer.alloc(1 << 16);
-  // A read can end inside a character: the decoder keeps its first bytes for the next read
-  // (decoding each read alone would turn them into U+FFFD).
-  const decoder = new StringDecoder("utf8");
-  let pending = "";
-  for (;;) {
-    let n;
-    try { n = fs.readSync(READ_FD, buffer, 0, buffer.length, null); } catch (e) { if (e.code === "EAGAIN") continue; throw e; }
-    if (n === 0) { pending += decoder.end(); if (pending) yield pending; return; }
-    pending += decoder.write(buffer.subarray(0, n));
+// The lines parcall sends, read synchronously (an exercise's stubs, the request loop) or
+// without blocking the event loop (a runtime's stubs, whose framework runs on it meanwhile),
+// never both at once: the request loop waits for the runtime stubs' reader to finish.
+class Lines {
+  constructor(fd) {
+    this.fd = fd;
+    this.buffer = Buffer.alloc(1 << 16);
+    // A read can end inside a character: the decoder keeps its first bytes for the next read
+    // (decoding each read alone would turn them into U+FFFD).
+    this.decoder = new StringDecoder("utf8");
+    this.pending = "";
+    this.ready = [];
+    this.ended = false;
+  }
+  take(n) {
+    if (n === 0) {
+      this.pending += this.decoder.end();
+      if (this.pending) this.ready.push(this.pending);
+      this.pending = "";
+      this.ended = true;
+      return;
+    }
+    this.pending += this.decoder.write(this.buffer.subarray(0, n));
     let at;
-    while ((at = pending.indexOf("\n")) >= 0) { yield pending.slice(0, at); pending = pending.slice(at + 1); }
+    while ((at = this.pending.indexOf("\n")) >= 0) { this.ready.push(this.pending.slice(0, at)); this.pending = this.pending.slice(at + 1); }
+  }
+  // The next line, or undefined once parcall closed the channel.
+  nextSync() {
+    while (!this.ready.length && !this.ended) {
+      let n;
+      try { n = fs.readSync(this.fd, this.buffer, 0, this.buffer.length, null); } catch (e) { if (e.code === "EAGAIN") continue; throw e; }
+      this.take(n);
+    }
+    return this.ready.shift();
+  }
+  async next() {
+    while (!this.ready.length && !this.ended) {
+      const n = await new Promise((resolve, reject) => fs.read(this.fd, this.buffer, 0, this.buffer.length, null, (e, n) => (e ? reject(e) : resolve(n))));
+      this.take(n);
+    }
+    return this.ready.shift();
   }
 }
 
@@ -160,21 +190,47 @@ function send(raw) { fs.writeSync(WRITE_FD, raw + "\n"); }
 
 // Every message from parcall, in order: the request loop takes cases, a stub its answer.
 // A stub reading for its answer keeps any other message it meets for the loop.
-const incoming = lines();
+const incoming = new Lines(READ_FD);
 const queued = [];
-function nextMessage() {
+// The runtime stubs' invocations still waiting for their answers, by call number, and the
+// reader that delivers them while any waits (at most one runs).
+const waiting = new Map();
+let reader = null;
+async function nextMessage() {
+  // A tool a framework left pending after its turn ended still has its reader on the
+  // channel: the request loop takes what that reader keeps rather than read beside it.
+  while (!queued.length && reader) await reader;
   if (queued.length) return queued.shift();
-  const next = incoming.next();
-  if (next.done) return undefined;
-  return parse(next.value);
+  const line = incoming.nextSync();
+  return line === undefined ? undefined : parse(line);
 }
 function awaitAnswer(call) {
   for (;;) {
-    const next = incoming.next();
-    if (next.done) throw new Error("parcall closed the protocol");
-    const message = parse(next.value);
+    const line = incoming.nextSync();
+    if (line === undefined) throw new Error("parcall closed the protocol");
+    const message = parse(line);
     if (message.type === "answer" && message.call === call) return message.answer;
     if (message.type !== "answer") queued.push(message);
+  }
+}
+// The answer to `call`, as a promise pending until parcall answers it.
+function answerLater(call) {
+  const answer = new Promise((resolve) => waiting.set(call, resolve));
+  if (!reader) reader = readAnswers().finally(() => { reader = null; });
+  return answer;
+}
+async function readAnswers() {
+  while (waiting.size) {
+    const line = await incoming.next();
+    if (line === undefined) process.exit(0);
+    const message = parse(line);
+    if (message.type === "answer" && waiting.has(message.call)) {
+      const resolve = waiting.get(message.call);
+      waiting.delete(message.call);
+      resolve(message.answer);
+    } else if (message.type !== "answer") {
+      queued.push(message);
+    }
   }
 }
 
@@ -218,10 +274,13 @@ let calls = 0;
 
 class Stubs {
   constructor(caseId) { this.caseId = caseId; }
-  ask(tool, args) {
+  invoke(tool, args) {
     const call = ++calls;
     send(`{"type": "invoke", "id": ${this.caseId}, "call": ${call}, "tool": ${snapshot(tool)}, "args": ${snapshot(args)}}`);
-    return awaitAnswer(call);
+    return call;
+  }
+  ask(tool, args) {
+    return awaitAnswer(this.invoke(tool, args));
   }
   dispatch() {
     // parcall answers dispatch with what it returns; it never raises.
@@ -230,6 +289,16 @@ class Stubs {
   tool(name) {
     return (args) => {
       const answer = this.ask(name, args);
+      if (answer.type === "raise") throw scriptedError(answer);
+      return answer.value;
+    };
+  }
+  // A runtime's tool: the invocation is sent at once (its args as they are at the call), and
+  // the result is a promise that settles when parcall answers, so a tool parcall holds is
+  // still pending in the framework (RULES F7).
+  pendingTool(name) {
+    return async (args) => {
+      const answer = await answerLater(this.invoke(name, args));
       if (answer.type === "raise") throw scriptedError(answer);
       return answer.value;
     };
@@ -262,7 +331,7 @@ async function runBatch(fn, request, stubs, batch, file) {
     } else if (request.function === "run_tool_calls") {
       const schemas = request.parameters ?? {};
       const tools = Object.fromEntries(request.tools.map((n) => {
-        const stub = stubs.tool(n);
+        const stub = stubs.pendingTool(n);
         stub.parameters = schemas[n] ?? { type: "object", properties: {} };
         stub.description = `The ${n} tool.`;
         return [n, stub];
@@ -311,7 +380,7 @@ function runtimeDeclaration(runtime) {
 }
 
 async function main() {
-  const first = nextMessage();
+  const first = await nextMessage();
   if (first === undefined) return;
   const file = path.resolve(process.argv[2] ?? "");
   const hello = { type: "hello", protocol: PROTOCOL_VERSION, implementation: { name: path.basename(file), language: "javascript", version: process.versions.node }, functions: [], problems: [], number_model: "float64" };
@@ -338,7 +407,7 @@ async function main() {
   send(JSON.stringify(hello));
   for (;;) {
     let request;
-    try { request = nextMessage(); } catch (e) { return; }
+    try { request = await nextMessage(); } catch (e) { return; }
     if (request === undefined) return;
     if (request.type === "shutdown") { send('{"type": "bye"}'); return; }
     if (request.type !== "case") continue;

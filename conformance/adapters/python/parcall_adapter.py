@@ -219,6 +219,12 @@ def _plain_copy(value):
     raise _NotPlain
 
 
+# A case's values nest up to 512 deep (the limit parcall reads case files and messages by,
+# RULES F8), and copying one at an invocation takes two frames a level: the default limit
+# of 1,000 frames would fail a correct runtime's tool on a deep case, for the stub's sake.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
+
+
 def to_json(value, path="$"):
     try:
         return _plain_copy(value)

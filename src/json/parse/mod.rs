@@ -19,7 +19,7 @@ pub struct ParseError {
 
 /// How deep arrays and objects may nest before the text is refused: deep enough for any real
 /// input, shallow enough that hostile input cannot overflow the stack.
-const MAX_DEPTH: usize = 512;
+pub(crate) use super::MAX_DEPTH;
 
 /// Parses a whole JSON text. Accepts what `json.loads` accepts (including `NaN`, `Infinity`
 /// and `-Infinity`), except strings holding a lone UTF-16 surrogate, which no Rust string can

@@ -133,6 +133,8 @@ pub mod ids {
         RUNTIME_MALFORMED_ANSWERED,
         RUNTIME_NO_STATE,
         RUNTIME_POLICY_DECLARED,
+        crate::judge::runtime_concurrency::RUNTIME_CONCURRENCY_DECLARED,
+        crate::judge::runtime_concurrency::RUNTIME_CONCURRENCY_SHOWN,
     ];
 }
 
@@ -235,6 +237,15 @@ pub fn blame_in(model: NumberModel, case: &Case, runs: &[BatchRun], outcome: &Ou
         Case::Runtime(runtime) => {
             let ended: Vec<_> = runs.iter().map(super::runtime::Ended::Returned).collect();
             let (_, blame) = super::runtime::verdict_in(model, runtime, &ended, None);
+            // Runs given as values carry no measured concurrency: they are the reference
+            // runtime's, which runs one tool at a time.
+            let invocations: Vec<usize> = runs.iter().map(|r| r.invocations.len()).collect();
+            let (_, blame) = super::runtime_concurrency::judged(
+                &super::runtime::reference_policies(),
+                &super::runtime_concurrency::one_at_a_time(&invocations),
+                Outcome::Pass,
+                blame,
+            );
             return with_unexplained(blame, Function::RunToolCalls, runs.len(), outcome);
         }
     }

@@ -298,7 +298,7 @@ impl Reader<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Json, String> {
-        // The protocol nests up to 200 deep; far past that is not a message of parcall's.
+        // The protocol nests up to 512 deep; far past that is not a message of parcall's.
         if depth > 1000 {
             return Err(self.error("nested too deep"));
         }
