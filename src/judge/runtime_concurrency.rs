@@ -21,7 +21,7 @@ pub struct Measured {
     pub batch: usize,
     /// The most invocations outstanding at once.
     pub most: usize,
-    /// The invocations made during the batch.
+    /// The different invocations made during the batch ([`distinct`]).
     pub invocations: usize,
 }
 
@@ -38,6 +38,19 @@ pub fn measured(outstanding: &[usize], invocations: &[usize]) -> Vec<Measured> {
             invocations,
         })
         .collect()
+}
+
+/// How many different invocations a batch made: the same tool with the same arguments twice
+/// (a retry, or identical calls) is one, so a turn that ran one call twice shows no
+/// concurrency a framework should have shown.
+pub fn distinct(invocations: &[crate::json::Value]) -> usize {
+    let mut seen: Vec<&crate::json::Value> = Vec::new();
+    for invocation in invocations {
+        if !seen.contains(&invocation) {
+            seen.push(invocation);
+        }
+    }
+    seen.len()
 }
 
 /// Batches of `invocations` each, run one tool at a time (as the reference runtime does).

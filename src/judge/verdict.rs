@@ -171,10 +171,16 @@ impl Judge {
         raised: Option<Raised>,
         outstanding: &[usize],
     ) -> (Outcome, Blame) {
+        // Distinct invocations: a call run twice (a retry) is one call, which shows no
+        // concurrency to show.
         let invocations: Vec<usize> = runs
             .iter()
-            .map(|r| r.invocations.len())
-            .chain(raised.iter().map(|r| r.invocations.len()))
+            .map(|r| runtime_concurrency::distinct(&r.invocations))
+            .chain(
+                raised
+                    .iter()
+                    .map(|r| runtime_concurrency::distinct(&r.invocations)),
+            )
             .collect();
         let measured = runtime_concurrency::measured(outstanding, &invocations);
         let raised = raised.map(|r| Raised {
