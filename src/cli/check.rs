@@ -83,6 +83,15 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
         say!("error: {message}");
         return Ok(exit::USAGE);
     }
+    if let Some(error) = outcome
+        .checked
+        .start_error
+        .as_ref()
+        .filter(|e| e.is_setup_error())
+    {
+        say!("error: {}", error.headline());
+        return Ok(exit::USAGE);
+    }
     if let Some(message) = memory_too_small(&args, &plan, &outcome.checked) {
         say!("error: {message}");
         return Ok(exit::USAGE);

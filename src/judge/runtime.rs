@@ -10,7 +10,9 @@ use super::blame::{ids, Blame, Charge};
 use super::{multiset_difference, BatchRun, Failure, Outcome};
 use crate::generate::cases::SPECIAL_ARGUMENT_NAMES;
 use crate::json::{dumps, NumberModel, Object, Style, Value};
-use crate::protocol::{DuplicateIdsPolicy, MissingIdPolicy, RuntimePolicies};
+use crate::protocol::{
+    DuplicateIdsPolicy, EmptyIdPolicy, IdenticalCallsPolicy, MissingIdPolicy, RuntimePolicies,
+};
 use crate::reference::canonical_args;
 use crate::reference::python::repr_value;
 use crate::spec::{held_scripts, Answer, ExceptionClass, RuntimeBatch, RuntimeCase};
@@ -50,6 +52,20 @@ struct Call {
     name: String,
     arguments: Object,
     expected: Expected,
+    /// Why a declared policy keeps the call from running, if one does.
+    skip: Option<Skip>,
+}
+
+/// A call a declared policy keeps from running (RULINGS F1, F2): not charged for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// Answered with an error result under its id: a later call of a shared id under
+    /// `first`, or a call past the declared `call_limit`.
+    Refused,
+    /// Answered by the one result of its shared id, run for another call (`collapsed`).
+    Collapsed,
+    /// Answered with the result of the identical call before it, which ran (`once`).
+    Served,
 }
 
 impl Call {
@@ -67,6 +83,21 @@ impl Call {
 
     fn known(&self) -> bool {
         !matches!(self.expected, Expected::Unknown { .. })
+    }
+
+    /// A call whose tool must run in the turn: a tool it was given, no policy skipping it.
+    fn runs(&self) -> bool {
+        self.known() && self.skip.is_none()
+    }
+
+    /// A call that gets a result of its own (every call but one collapsed into another).
+    fn answered(&self) -> bool {
+        self.skip != Some(Skip::Collapsed)
+    }
+
+    /// A call whose result must hold its tool's answer: it ran, or was served another's.
+    fn shows_answer(&self) -> bool {
+        self.skip.is_none() || self.skip == Some(Skip::Served)
     }
 
     fn raises(&self) -> bool {
@@ -104,45 +135,109 @@ struct Message {
     content: Option<String>,
 }
 
-/// The calls of every batch of `case`, each with its answer: the n-th call with the same
-/// tool and arguments over the whole case gets the n-th scripted answer (the last repeats).
-fn calls_of(case: &RuntimeCase) -> Vec<Vec<Call>> {
+/// The calls of every batch of `case` as the declared `policies` read them, each with its
+/// answer: the n-th run of the same tool and arguments over the whole case gets the n-th
+/// scripted answer (the last repeats).
+fn calls_of(case: &RuntimeCase, policies: &RuntimePolicies) -> Vec<Vec<Call>> {
     let mut counts: HashMap<(String, String), usize> = HashMap::new();
     case.batches
         .iter()
         .map(|batch| {
             let calls = batch.calls.as_list().unwrap_or_default();
-            calls
+            let mut calls: Vec<Call> = calls
                 .iter()
                 .enumerate()
-                .map(|(index, call)| {
-                    let call = call.as_object().cloned().unwrap_or_default();
-                    let id = call.get("id").and_then(Value::as_str).map(str::to_owned);
-                    let name = call
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned();
-                    let arguments = call
-                        .get("arguments")
-                        .and_then(Value::as_object)
-                        .cloned()
-                        .unwrap_or_default();
-                    let key = canonical_args(&arguments);
-                    let nth = counts.entry((name.clone(), key.clone())).or_default();
-                    let expected = expected(case, &name, &key, *nth);
-                    *nth += 1;
-                    Call {
-                        position: index + 1,
-                        id,
-                        name,
-                        arguments,
-                        expected,
+                .map(|(index, call)| read_call(case, index + 1, call, policies))
+                .collect();
+            skipped_by_policy(&mut calls, policies);
+            let mut served: HashMap<(String, String), Expected> = HashMap::new();
+            for call in &mut calls {
+                let key = call.key();
+                if call.skip == Some(Skip::Served) {
+                    if let Some(answer) = served.get(&key) {
+                        call.expected = answer.clone();
                     }
-                })
-                .collect()
+                    continue;
+                }
+                let nth = counts.entry(key.clone()).or_default();
+                call.expected = expected(case, &call.name, &key.1, *nth);
+                if call.skip.is_none() {
+                    *nth += 1;
+                    served.entry(key).or_insert_with(|| call.expected.clone());
+                }
+            }
+            calls
         })
         .collect()
+}
+
+/// One call as the declared id policies read it (its answer is set later).
+fn read_call(case: &RuntimeCase, position: usize, call: &Value, policies: &RuntimePolicies) -> Call {
+    let call = call.as_object().cloned().unwrap_or_default();
+    let mut id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+    if id.as_deref() == Some("") && policies.empty_id == EmptyIdPolicy::Missing {
+        id = None;
+    }
+    // Seed 000's rule: a made-up id that may meet a given one (RULINGS F5).
+    if id.is_none() && policies.missing_id == MissingIdPolicy::Position {
+        id = Some(format!("call_{position}"));
+    }
+    let name = call
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let arguments = call
+        .get("arguments")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    // Its first answer for now: which answer it gets depends on the calls run before it.
+    let expected = expected(case, &name, &canonical_args(&arguments), 0);
+    Call {
+        position,
+        id,
+        name,
+        arguments,
+        expected,
+        skip: None,
+    }
+}
+
+/// Marks the calls a declared policy keeps from running: later calls of a shared id
+/// (`first`, `collapsed`), calls past the limit, identical calls after the first (`once`).
+fn skipped_by_policy(calls: &mut [Call], policies: &RuntimePolicies) {
+    let ids: Vec<Option<String>> = calls.iter().map(|c| c.id.clone()).collect();
+    for (index, call) in calls.iter_mut().enumerate() {
+        let Some(id) = &call.id else { continue };
+        let sharing: Vec<usize> = (0..ids.len())
+            .filter(|&i| ids[i].as_ref() == Some(id))
+            .collect();
+        if sharing.len() < 2 {
+            continue;
+        }
+        call.skip = match policies.duplicate_ids {
+            DuplicateIdsPolicy::First if sharing[0] != index => Some(Skip::Refused),
+            // The one that runs is the last, as a framework keying calls by id keeps it.
+            DuplicateIdsPolicy::Collapsed if sharing.last() != Some(&index) => {
+                Some(Skip::Collapsed)
+            }
+            _ => None,
+        };
+    }
+    if let Some(limit) = policies.call_limit {
+        for call in calls.iter_mut().skip(usize::try_from(limit).unwrap_or(usize::MAX)) {
+            call.skip = call.skip.or(Some(Skip::Refused));
+        }
+    }
+    if policies.identical_calls == IdenticalCallsPolicy::Once {
+        let mut seen = BTreeSet::new();
+        for call in calls.iter_mut().filter(|c| c.skip.is_none() && c.known()) {
+            if !seen.insert(call.key()) {
+                call.skip = Some(Skip::Served);
+            }
+        }
+    }
 }
 
 fn expected(case: &RuntimeCase, name: &str, key: &str, nth: usize) -> Expected {
@@ -220,7 +315,10 @@ fn messages(output: &Value) -> Result<Vec<Message>, String> {
 /// The requirements whose checks apply to `case` (what it can show kept).
 pub fn applicable(case: &RuntimeCase) -> BTreeSet<String> {
     let mut shown = BTreeSet::new();
-    for (index, calls) in calls_of(case).iter().enumerate() {
+    for (index, calls) in calls_of(case, &RuntimePolicies::default())
+        .iter()
+        .enumerate()
+    {
         shown.extend(applicable_to_batch(calls, index));
     }
     shown
@@ -344,7 +442,7 @@ impl BatchCharges {
 /// What each batch expects of a runtime that gets every rule right: its tool messages in
 /// call order, and its invocations.
 pub fn expectations(case: &RuntimeCase) -> Vec<(Value, Vec<Value>)> {
-    calls_of(case)
+    calls_of(case, &RuntimePolicies::default())
         .iter()
         .map(|calls| {
             let invocations = calls.iter().filter(|c| c.known()).map(Call::invocation);
@@ -365,13 +463,12 @@ pub fn verdict(
 
 /// The policies of parcall's reference runtime (`parcall reference`), which a runtime that
 /// declares none is held to: a call without id answered without one, calls sharing an id
-/// each answered under it, a raising tool's result `Error: <class>: <message>`.
+/// each answered under it, identical calls each run, a raising tool's result
+/// `Error: <class>: <message>`.
 pub fn reference_policies() -> RuntimePolicies {
     RuntimePolicies {
-        missing_id: Some(MissingIdPolicy::Kept),
-        duplicate_ids: Some(DuplicateIdsPolicy::Each),
         max_parallel: Some(1),
-        error_content: Some(crate::reference::runtime::ERROR_CONTENT.to_owned()),
+        ..RuntimePolicies::default()
     }
 }
 
@@ -408,7 +505,7 @@ pub fn verdict_in(
         };
         &held
     };
-    let calls = calls_of(case);
+    let calls = calls_of(case, policies);
     let mut blame = Blame::default();
     let mut outcome = Outcome::Pass;
     let mut clean: Vec<Option<String>> = Vec::new();
@@ -494,8 +591,12 @@ fn ideal(calls: &[Call], policies: &RuntimePolicies) -> Value {
     Value::List(
         calls
             .iter()
+            .filter(|call| call.answered())
             .map(|call| {
                 let content = match &call.expected {
+                    _ if call.skip == Some(Skip::Refused) => {
+                        "<an error: not run, as the adapter declares>".to_owned()
+                    }
                     Expected::Returns(Value::Str(text)) => text.to_string(),
                     Expected::Returns(other) => dumps(other, Style::PYTHON),
                     Expected::Raises {
@@ -513,9 +614,8 @@ fn ideal(calls: &[Call], policies: &RuntimePolicies) -> Value {
                 let mut message = Object::new();
                 let id = match (&call.id, policies.missing_id) {
                     (Some(id), _) => Value::from(id.as_str()),
-                    (None, Some(MissingIdPolicy::Kept)) => Value::Null,
-                    (None, Some(MissingIdPolicy::Generated)) => Value::from("<an id of its own>"),
-                    (None, _) => Value::from("<any id>"),
+                    (None, MissingIdPolicy::Kept) => Value::Null,
+                    (None, _) => Value::from("<an id of its own>"),
                 };
                 message.insert("tool_call_id".into(), id);
                 message.insert("content".into(), Value::from(content));
@@ -535,6 +635,8 @@ fn judge_batch(
         Ended::Returned(run) => &run.invocations[..],
         Ended::Raised { invocations, .. } => invocations,
     };
+    let settled = collapsed_as_run(calls, invocations);
+    let calls = &settled[..];
     let parsed = match end {
         Ended::Returned(run) => Some(messages(&run.output)),
         Ended::Raised { .. } => None,
@@ -574,6 +676,31 @@ fn judge_batch(
             }
         },
     }
+}
+
+/// Under `collapsed`, the call of a shared id that runs is any one of them: the one whose
+/// invocation parcall saw, when it is not the one assumed (the last).
+fn collapsed_as_run(calls: &[Call], invocations: &[Value]) -> Vec<Call> {
+    let mut calls = calls.to_vec();
+    let ran = |call: &Call| {
+        let own = call.invocation();
+        invocations.iter().any(|i| *i == own)
+    };
+    for index in 0..calls.len() {
+        let chosen = &calls[index];
+        let group = |c: &Call| c.id.is_some() && c.id == chosen.id;
+        if chosen.skip.is_some() || !calls.iter().any(|c| c.skip == Some(Skip::Collapsed) && group(c)) || ran(chosen) {
+            continue;
+        }
+        let other = calls
+            .iter()
+            .position(|c| c.skip == Some(Skip::Collapsed) && group(c) && ran(c));
+        if let Some(other) = other {
+            calls[other].skip = None;
+            calls[index].skip = Some(Skip::Collapsed);
+        }
+    }
+    calls
 }
 
 /// The calls (by position) with a result under their own id that shows their answer. Calls
@@ -616,7 +743,7 @@ fn check_invocations(
 ) -> (BTreeSet<usize>, BTreeSet<usize>) {
     let expected: Vec<Value> = calls
         .iter()
-        .filter(|c| c.known())
+        .filter(|c| c.runs())
         .map(Call::invocation)
         .collect();
     let diff = multiset_difference(&expected, invocations);
@@ -629,7 +756,7 @@ fn check_invocations(
         .iter()
         .filter(|c| c.raises())
         .any(|c| invocations.iter().any(|i| key(i) == key(&c.invocation())));
-    let mut known: Vec<&Call> = calls.iter().filter(|c| c.known()).collect();
+    let mut known: Vec<&Call> = calls.iter().filter(|c| c.runs()).collect();
     known.sort_by_key(|c| (answered.contains(&c.position), c.position));
     for call in known {
         let own = key(&call.invocation());
@@ -662,45 +789,20 @@ fn check_invocations(
                     dumps(&Value::from(call.arguments.clone()), Style::PYTHON)
                 ),
             );
+        }
+    }
+    // Before any tool ran, a refusal is the turn's, judged as one (see `raised`); after a
+    // raising tool ran, the calls that never did are that crash's (see `raised`).
+    let crash_explains = raised && (invocations.is_empty() || raising_ran);
+    for call in calls.iter().filter(|c| never_ran.contains(&c.position)) {
+        if changed.contains(&call.position) || crash_explains {
             continue;
         }
-        // Before any tool ran, a refusal is the turn's, judged as one (see `raised`); after a
-        // raising tool ran, the calls that never did are that crash's (see `raised`).
-        if raised && (invocations.is_empty() || raising_ran) {
-            continue;
-        }
-        // A call sharing its id with another that ran was dropped for the id, whatever
-        // its arguments are called.
-        let shares = call.id.is_some() && calls.iter().filter(|c| c.id == call.id).count() > 1;
+        let own = key(&call.invocation());
         let key_ran = invocations.iter().any(|i| key(i) == own);
-        let pending = |requirement, diagnosis| Pending {
-            position: call.position,
-            key_ran,
-            requirement,
-            diagnosis,
-        };
-        match call.special_argument() {
-            Some(name) if !shares => found.pending.push(pending(
-                ids::RUNTIME_ARGS_UNCHANGED,
-                format!(
-                    "{}: the tool never ran with its argument {}",
-                    call.label(),
-                    quoted(name)
-                ),
-            )),
-            _ if !raised => {
-                let why = if shares {
-                    " (it shares its id with another call)"
-                } else {
-                    ""
-                };
-                found.pending.push(pending(
-                    ids::RUNTIME_EXECUTE_ONCE,
-                    format!("{}: {} never ran{why}", call.label(), call.name),
-                ));
-            }
-            _ => {}
-        }
+        found
+            .pending
+            .extend(never_ran_charge(calls, call, key_ran, raised, &never_ran));
     }
     for extra in unexpected {
         found.charge(
@@ -722,6 +824,55 @@ fn check_invocations(
         found.held(ids::RUNTIME_ARGS_UNCHANGED);
     }
     (never_ran, changed)
+}
+
+/// The charge of a call whose tool never ran, held until its result is read. A call
+/// carrying a name a framework keeps for itself is the arguments rule's only where that
+/// name is what kept it from running (RULINGS F6): its tool did not run with those
+/// arguments for another call either, and a later call of the turn ran (a framework that
+/// stops at a limit, or skips a duplicate, skips calls whatever their arguments).
+fn never_ran_charge(
+    calls: &[Call],
+    call: &Call,
+    key_ran: bool,
+    raised: bool,
+    never_ran: &BTreeSet<usize>,
+) -> Option<Pending> {
+    // A call sharing its id with another that ran was dropped for the id, whatever its
+    // arguments are called.
+    let shares = call.id.is_some() && calls.iter().filter(|c| c.id == call.id).count() > 1;
+    let later_ran = calls
+        .iter()
+        .any(|c| c.position > call.position && c.runs() && !never_ran.contains(&c.position));
+    let pending = |requirement, diagnosis| Pending {
+        position: call.position,
+        key_ran,
+        requirement,
+        diagnosis,
+    };
+    match call.special_argument() {
+        Some(name) if !shares && !key_ran && (later_ran || raised) => Some(pending(
+            ids::RUNTIME_ARGS_UNCHANGED,
+            format!(
+                "{}: the tool never ran with its argument {}",
+                call.label(),
+                quoted(name)
+            ),
+        )),
+        // A turn that raised: the crash is charged as one (see `raised`).
+        _ if raised => None,
+        _ => {
+            let why = if shares {
+                " (it shares its id with another call)"
+            } else {
+                ""
+            };
+            Some(pending(
+                ids::RUNTIME_EXECUTE_ONCE,
+                format!("{}: {} never ran{why}", call.label(), call.name),
+            ))
+        }
+    }
 }
 
 /// Which calls' own invocations never happened (`never`): of those, the ones whose tool ran
@@ -759,8 +910,8 @@ fn raised(
     let missing_id = calls.iter().any(|c| c.id.is_none());
     let shared = shared_ids(calls).next().is_some();
     if ran == 0 {
-        let refuses_missing = policies.missing_id == Some(MissingIdPolicy::Refused);
-        let refuses_shared = policies.duplicate_ids == Some(DuplicateIdsPolicy::Refused);
+        let refuses_missing = policies.missing_id == MissingIdPolicy::Refused;
+        let refuses_shared = policies.duplicate_ids == DuplicateIdsPolicy::Refused;
         let unknown = calls.iter().any(|c| !c.known());
         // A refusal the framework declares, of a turn it declares it for, is its policy.
         if (missing_id && refuses_missing) || (shared && refuses_shared) {
@@ -768,10 +919,7 @@ fn raised(
             return;
         }
         // A call without id the adapter declares answered: refusing the turn breaks that.
-        let answers_missing = matches!(
-            policies.missing_id,
-            Some(MissingIdPolicy::Kept | MissingIdPolicy::Generated)
-        );
+        let answers_missing = policies.missing_id != MissingIdPolicy::Refused;
         if missing_id && answers_missing {
             let which = calls
                 .iter()
@@ -793,13 +941,10 @@ fn raised(
             return;
         }
         if let Some(id) = shared_ids(calls).next() {
-            let (requirement, why) = match policies.duplicate_ids {
-                Some(_) => (
-                    ids::RUNTIME_POLICY_DECLARED,
-                    ", though the adapter does not declare such calls refused",
-                ),
-                None => (ids::RUNTIME_RESULT_PER_CALL, ""),
-            };
+            let (requirement, why) = (
+                ids::RUNTIME_POLICY_DECLARED,
+                ", though the adapter does not declare such calls refused",
+            );
             found.charge(
                 requirement,
                 format!(
@@ -943,12 +1088,17 @@ fn check_results(
     // A call whose id came back changed: any result its answer shows, then one of no call's id.
     let changed = |call: &Call, m: usize| call.id.is_some() && fits(call, m);
     let changed_foreign = |call: &Call, m: usize| call.id.is_some() && foreign(m);
+    // A call without id answered under an id another call gives (a made-up `call_<i>`
+    // meeting a given one): a result that shows its answer, before the call of that id
+    // takes whatever is left under it (RULINGS F5).
+    let missing_any = |call: &Call, _: usize| call.id.is_none();
     // (who may take what, only a result that shows the call's answer, calls whose tool
     // never ran too: last, the results of calls refused one by one, which say why).
     type Stage<'s> = (&'s dyn Fn(&Call, usize) -> bool, bool, bool);
-    let stages: [Stage<'_>; 11] = [
+    let stages: [Stage<'_>; 12] = [
         (&by_id_exactly, true, false),
         (&by_id, true, false),
+        (&missing_any, true, false),
         (&by_id, false, false),
         (&missing, true, false),
         (&missing_foreign, true, false),
@@ -971,7 +1121,7 @@ fn check_results(
         for &c in &ran_first {
             let call = &calls[c];
             let excused = !fitting && !late && !ran.at_all(call);
-            if matched[c].is_some() || excused {
+            if matched[c].is_some() || excused || !call.answered() {
                 continue;
             }
             let free = (0..messages.len())
@@ -1002,6 +1152,8 @@ fn check_results(
         let (a, b) = (&calls[a], &calls[b]);
         could_carry(a, m)
             && could_carry(b, m)
+            && a.answered()
+            && b.answered()
             && ran.at_all(a) == ran.at_all(b)
             && (a.key() == b.key() || (could_be(a, m) && could_be(b, m)))
     };
@@ -1009,7 +1161,7 @@ fn check_results(
     for (c, call) in calls.iter().enumerate() {
         let Some(m) = matched[c] else { continue };
         match &call.id {
-            None => missing_id_policy(call, &messages[m], policies, found),
+            None => missing_id_policy(calls, call, &messages[m], policies, found),
             Some(id) if messages[m].id.as_ref() == Some(id) => found.held(ids::RUNTIME_ID_ECHOED),
             Some(_) => found.charge(
                 ids::RUNTIME_ID_ECHOED,
@@ -1038,7 +1190,7 @@ fn check_results(
         *not_run.entry(call.key()).or_default() += 1;
     }
     for (c, call) in calls.iter().enumerate() {
-        if matched[c].is_some() {
+        if matched[c].is_some() || !call.answered() {
             continue;
         }
         if let Some(left) = not_run.get_mut(&call.key()).filter(|n| **n > 0) {
@@ -1117,7 +1269,9 @@ fn check_results(
         let own_key = calls[c].key();
         // Or an answer no invocation of this turn gave that reports no error: a framework
         // that refuses a call says why; one that remembers answers.
-        let remembered = !pending.key_ran
+        // Memory needs an earlier turn (RULINGS F6: no no-state charge in a turn of one).
+        let remembered = found.batch > 1
+            && !pending.key_ran
             && matched[c].is_some_and(|m| {
                 let content = messages[m].content.as_deref().unwrap_or_default();
                 let identical = |other: &&Call| other.key() == own_key;
@@ -1138,11 +1292,11 @@ fn check_results(
     let calls = &answers_in_any_order(calls, &matched, messages);
     for (c, call) in calls.iter().enumerate() {
         // The result of a call whose tool never ran says why; that is execution's charge.
-        if never_ran.contains(&call.position) {
+        if never_ran.contains(&call.position) || !call.shows_answer() {
             continue;
         }
         if let Some(m) = matched[c] {
-            check_content(calls, call, &messages[m], messages, policies, found);
+            check_content(calls, call, &messages[m], messages, never_ran, policies, found);
         }
     }
 }
@@ -1272,34 +1426,39 @@ fn names_error(content: &str, message: &str, class: &str, repr: &str) -> bool {
     }
 }
 
+/// The id a call without one was answered with, against the declared `missing_id`: none
+/// under `kept`, one of its own under `generated`, distinct from every other id of the turn
+/// (RULINGS F5). (Under `position` the call was given its `call_<i>` before any of this.)
 fn missing_id_policy(
+    calls: &[Call],
     call: &Call,
     message: &Message,
     policies: &RuntimePolicies,
     found: &mut BatchCharges,
 ) {
-    let policy = policies;
-    if policy.missing_id.is_some() {
-        found.held(ids::RUNTIME_POLICY_DECLARED);
-    }
+    found.held(ids::RUNTIME_POLICY_DECLARED);
     let given = message.id.as_deref().filter(|id| !id.is_empty());
-    let wrong = match policy.missing_id {
-        Some(MissingIdPolicy::Generated) => given.is_none().then(|| "no id".to_owned()),
-        Some(MissingIdPolicy::Kept) => given.map(|id| format!("the id {}", quoted(id))),
-        Some(MissingIdPolicy::Refused) => Some("an answer".to_owned()),
-        None => None,
+    let wrong = match policies.missing_id {
+        MissingIdPolicy::Generated => match given {
+            None => Some("no id".to_owned()),
+            Some(id) if calls.iter().any(|c| c.id.as_deref() == Some(id)) => Some(format!(
+                "the id {}, which another call of the turn gives",
+                quoted(id)
+            )),
+            Some(_) => None,
+        },
+        MissingIdPolicy::Kept | MissingIdPolicy::Position => {
+            given.map(|id| format!("the id {}", quoted(id)))
+        }
+        MissingIdPolicy::Refused => Some("an answer".to_owned()),
     };
-    if let (Some(wrong), Some(declared)) = (wrong, policy.missing_id) {
+    if let Some(wrong) = wrong {
         found.charge(
             ids::RUNTIME_POLICY_DECLARED,
             format!(
                 "{}: the adapter declares missing ids {}, but the call got {wrong}",
                 call.label(),
-                match declared {
-                    MissingIdPolicy::Generated => "generated",
-                    MissingIdPolicy::Kept => "kept",
-                    MissingIdPolicy::Refused => "refused",
-                }
+                policies.missing_id.name()
             ),
         );
     }
@@ -1310,9 +1469,16 @@ fn check_content(
     call: &Call,
     result: &Message,
     all: &[Message],
+    never_ran: &BTreeSet<usize>,
     policies: &RuntimePolicies,
     found: &mut BatchCharges,
 ) {
+    // Another call's result is only one that call's tool gave in this turn (RULINGS F6).
+    let gave = |other: &Call| {
+        other.position != call.position
+            && other.shows_answer()
+            && !never_ran.contains(&other.position)
+    };
     let Some(content) = &result.content else {
         found.charge(
             ids::RUNTIME_CONTENT_UNCHANGED,
@@ -1329,7 +1495,7 @@ fn check_content(
             };
             if *content != want {
                 let whose = calls.iter().find(|other| {
-                    other.position != call.position
+                    gave(other)
                         && matches!(&other.expected, Expected::Returns(Value::Str(t)) if **t == **content)
                 });
                 let diagnosis = match whose {
@@ -1358,7 +1524,7 @@ fn check_content(
             // the declared text and not its own: the results were swapped.
             let declared = declared_error(call, policies);
             let whose = calls.iter().find(|other| {
-                other.position != call.position
+                gave(other)
                     && (matches!(&other.expected, Expected::Returns(Value::Str(t)) if **t == **content)
                         || (declared.as_deref() != Some(content.as_str())
                             && declared_error(other, policies).as_deref()

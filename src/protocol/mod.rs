@@ -11,6 +11,7 @@ pub use answer::{Answer, CaseAnswer};
 pub use messages::{
     BatchReply, BatchRequest, CaseReply, CaseRequest, DuplicateIdsPolicy, HelloReply,
     ImplementationInfo, Invocation, InvocationAnswer, MissingIdPolicy, Reply, Request,
+    EmptyIdPolicy, IdenticalCallsPolicy, PolicyName, DEFAULT_ERROR_CONTENT,
     RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
 };
 pub use round_trip::answer_line;
