@@ -716,7 +716,10 @@ fn answered_under_own_id(calls: &[Call], messages: &[Message]) -> BTreeSet<usize
     calls
         .iter()
         .filter(|call| {
-            let Some(id) = &call.id else { return false };
+            // A call without id: a result without one that shows its answer.
+            let Some(id) = &call.id else {
+                return messages.iter().any(|m| shows_own(call, m));
+            };
             let sharing: Vec<&Call> = calls.iter().filter(|c| c.id.as_ref() == Some(id)).collect();
             let answers = messages
                 .iter()
@@ -757,7 +760,9 @@ fn check_invocations(
         .filter(|c| c.raises())
         .any(|c| invocations.iter().any(|i| key(i) == key(&c.invocation())));
     let mut known: Vec<&Call> = calls.iter().filter(|c| c.runs()).collect();
-    known.sort_by_key(|c| (answered.contains(&c.position), c.position));
+    // Among calls alike in that, the later ones are taken as not run, as a limit or a
+    // framework skipping repeats leaves them.
+    known.sort_by_key(|c| (answered.contains(&c.position), std::cmp::Reverse(c.position)));
     for call in known {
         let own = key(&call.invocation());
         let Some(at) = missing_keys.iter().position(|k| *k == own) else {
@@ -1089,9 +1094,14 @@ fn check_results(
     let changed = |call: &Call, m: usize| call.id.is_some() && fits(call, m);
     let changed_foreign = |call: &Call, m: usize| call.id.is_some() && foreign(m);
     // A call without id answered under an id another call gives (a made-up `call_<i>`
-    // meeting a given one): a result that shows its answer, before the call of that id
-    // takes whatever is left under it (RULINGS F5).
-    let missing_any = |call: &Call, _: usize| call.id.is_none();
+    // meeting a given one, so more results carry it than calls): a result that shows its
+    // answer, before the call of that id takes whatever is left under it (RULINGS F5).
+    let missing_any = |call: &Call, m: usize| {
+        let id = &messages[m].id;
+        call.id.is_none()
+            && messages.iter().filter(|other| other.id == *id).count()
+                > calls.iter().filter(|c| c.id == *id).count()
+    };
     // (who may take what, only a result that shows the call's answer, calls whose tool
     // never ran too: last, the results of calls refused one by one, which say why).
     type Stage<'s> = (&'s dyn Fn(&Call, usize) -> bool, bool, bool);
@@ -1154,8 +1164,12 @@ fn check_results(
             && could_carry(b, m)
             && a.answered()
             && b.answered()
-            && ran.at_all(a) == ran.at_all(b)
-            && (a.key() == b.key() || (could_be(a, m) && could_be(b, m)))
+            // Of identical calls, which one ran nothing tells either.
+            && (a.key() == b.key()
+                || (ran.at_all(a) == ran.at_all(b) && could_be(a, m) && could_be(b, m))
+                // A result that shows neither's answer (an error a policy or a limit wrote)
+                // is either's as much.
+                || (!could_be(a, m) && !could_be(b, m)))
     };
     let matched = dealt_in_order(calls.len(), &matched, messages.len(), alike);
     for (c, call) in calls.iter().enumerate() {
@@ -1269,14 +1283,18 @@ fn check_results(
         let own_key = calls[c].key();
         // Or an answer no invocation of this turn gave that reports no error: a framework
         // that refuses a call says why; one that remembers answers.
-        // Memory needs an earlier turn (RULINGS F6: no no-state charge in a turn of one).
-        let remembered = found.batch > 1
-            && !pending.key_ran
+        // Memory shows as the tool's own answer, which only running it gives (an earlier
+        // case's run, in a case of one turn); any other text that reports no error is
+        // taken for memory only where an earlier turn could have left it (RULINGS F6: a
+        // call skipped in a case of one turn is not a no-state charge).
+        let remembered = !pending.key_ran
             && matched[c].is_some_and(|m| {
                 let content = messages[m].content.as_deref().unwrap_or_default();
                 let identical = |other: &&Call| other.key() == own_key;
                 calls.iter().filter(identical).any(|other| fits(other, m))
-                    || (!content.is_empty() && !content.to_lowercase().contains("error"))
+                    || (found.batch > 1
+                        && !content.is_empty()
+                        && !content.to_lowercase().contains("error"))
             });
         match remembered {
             true => found.charge(
