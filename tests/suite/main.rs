@@ -40,6 +40,7 @@ mod properties;
 mod report_excerpts;
 mod reports_ci;
 mod runtime_blame;
+mod runtime_policies;
 mod runtimes;
 mod sandbox_boundary;
 mod sandbox_isolation;
