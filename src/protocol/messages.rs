@@ -160,8 +160,7 @@ pub struct RuntimeDeclaration {
 /// F1): every policy has a value, the reference runtime's where the adapter names none.
 /// Read from the handshake without failing on a value parcall does not know: that is kept in
 /// `problems`, a set-up error the runner reports before any case runs.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(from = "DeclaredPolicies")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RuntimePolicies {
     /// What the framework does with a call that has no id.
     pub missing_id: MissingIdPolicy,
@@ -222,10 +221,9 @@ impl RuntimePolicies {
     /// Every policy in words, as reports and the matrix header print them.
     pub fn describe(&self) -> String {
         let error = match &self.error_content {
-            Some(template) => crate::json::dumps(
-                &Value::from(template.as_str()),
-                crate::json::Style::PYTHON,
-            ),
+            Some(template) => {
+                crate::json::dumps(&Value::from(template.as_str()), crate::json::Style::PYTHON)
+            }
             None => "none (tool exceptions are not caught)".to_owned(),
         };
         format!(
@@ -242,10 +240,16 @@ impl RuntimePolicies {
     }
 }
 
-/// A declaration as the handshake gives it: any JSON, read policy by policy.
-#[derive(Deserialize, schemars::JsonSchema)]
+/// A declaration as the handshake gives it: any JSON object, read policy by policy.
+#[derive(Deserialize)]
 #[serde(transparent)]
 struct DeclaredPolicies(IndexMap<String, Value>);
+
+impl<'de> Deserialize<'de> for RuntimePolicies {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        DeclaredPolicies::deserialize(d).map(RuntimePolicies::from)
+    }
+}
 
 impl From<DeclaredPolicies> for RuntimePolicies {
     fn from(DeclaredPolicies(declared): DeclaredPolicies) -> Self {
@@ -322,7 +326,12 @@ fn template(value: &Value) -> Result<Option<String>, String> {
     let text = match value {
         Value::Null => return Ok(None),
         Value::Str(text) => text.to_string(),
-        other => return Err(format!("{} is not a template (a string) nor null", shown(other))),
+        other => {
+            return Err(format!(
+                "{} is not a template (a string) nor null",
+                shown(other)
+            ))
+        }
     };
     let mut rest = text.as_str();
     while let Some(open) = rest.find('{') {

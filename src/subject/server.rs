@@ -6,8 +6,8 @@
 
 use crate::json::{dumps, NumberModel, Object, Style, Value};
 use crate::protocol::{
-    self, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation,
-    Reply, Request, RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
+    self, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation, Reply, Request,
+    RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
 };
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls_in, DispatchRequest, Dispatcher, Execution,

@@ -107,7 +107,9 @@ fn each_declared_policy_conforms_and_undeclared_costs_exactly_one_requirement() 
         std::thread::scope(|scope| {
             let handles: Vec<_> = lane
                 .iter()
-                .map(|(file, want, seed)| scope.spawn(move || (file, want, seed, lost(file, *seed))))
+                .map(|(file, want, seed)| {
+                    scope.spawn(move || (file, want, seed, lost(file, *seed)))
+                })
                 .collect();
             for handle in handles {
                 let (file, want, seed, got) = handle.join().unwrap();
@@ -126,8 +128,7 @@ fn each_declared_policy_conforms_and_undeclared_costs_exactly_one_requirement() 
 /// A copy of the correct probe declaring `policy: value` (Python source), checked.
 fn check_declaring(policy: &str, value: &str) -> std::process::Output {
     let scratch = tempfile::tempdir().unwrap();
-    let source =
-        std::fs::read_to_string(root().join(FOLDER).join("identical_once.py")).unwrap();
+    let source = std::fs::read_to_string(root().join(FOLDER).join("identical_once.py")).unwrap();
     let declared = source.replace(
         "        \"identical_calls\": \"once\",  # declared",
         &format!("        {policy:?}: {value},"),
@@ -185,6 +186,9 @@ fn every_declared_policy_is_printed_in_the_report() {
         "call limit 3",
         "error text",
     ] {
-        assert!(stdout.contains(words), "the report lacks {words:?}:\n{stdout}");
+        assert!(
+            stdout.contains(words),
+            "the report lacks {words:?}:\n{stdout}"
+        );
     }
 }

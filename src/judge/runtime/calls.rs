@@ -39,7 +39,12 @@ pub(super) fn calls_of(case: &RuntimeCase, policies: &RuntimePolicies) -> Vec<Ve
 }
 
 /// One call as the declared id policies read it (its answer is set later).
-pub(super) fn read_call(case: &RuntimeCase, position: usize, call: &Value, policies: &RuntimePolicies) -> Call {
+pub(super) fn read_call(
+    case: &RuntimeCase,
+    position: usize,
+    call: &Value,
+    policies: &RuntimePolicies,
+) -> Call {
     let call = call.as_object().cloned().unwrap_or_default();
     let mut id = call.get("id").and_then(Value::as_str).map(str::to_owned);
     if id.as_deref() == Some("") && policies.empty_id == EmptyIdPolicy::Missing {
@@ -93,7 +98,10 @@ pub(super) fn skipped_by_policy(calls: &mut [Call], policies: &RuntimePolicies) 
         };
     }
     if let Some(limit) = policies.call_limit {
-        for call in calls.iter_mut().skip(usize::try_from(limit).unwrap_or(usize::MAX)) {
+        for call in calls
+            .iter_mut()
+            .skip(usize::try_from(limit).unwrap_or(usize::MAX))
+        {
             call.skip = call.skip.or(Some(Skip::Refused));
         }
     }

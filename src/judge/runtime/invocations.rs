@@ -61,7 +61,12 @@ pub(super) fn check_invocations(
     let mut known: Vec<&Call> = calls.iter().filter(|c| c.runs()).collect();
     // Among calls alike in that, the later ones are taken as not run, as a limit or a
     // framework skipping repeats leaves them.
-    known.sort_by_key(|c| (answered.contains(&c.position), std::cmp::Reverse(c.position)));
+    known.sort_by_key(|c| {
+        (
+            answered.contains(&c.position),
+            std::cmp::Reverse(c.position),
+        )
+    });
     for call in known {
         let own = key(&call.invocation());
         let Some(at) = missing_keys.iter().position(|k| *k == own) else {

@@ -77,7 +77,10 @@ impl<'t> Turn<'t> {
         content.is_some_and(|text| {
             let own = self.answers[call.position - 1].as_deref() == Some(text);
             own || (shows(&call.expected, text)
-                && !self.answers.iter().any(|answer| answer.as_deref() == Some(text)))
+                && !self
+                    .answers
+                    .iter()
+                    .any(|answer| answer.as_deref() == Some(text)))
         })
     }
 
@@ -119,9 +122,8 @@ impl<'t> Turn<'t> {
         // A call without id answered under an id another call gives (a made-up `call_<i>`
         // meeting a given one, so more results carry it than calls): a result that shows its
         // answer, before the call of that id takes whatever is left under it (RULINGS F5).
-        let missing_any = |call: &Call, m: usize| {
-            call.id.is_none() && !self.foreign(m) && self.surplus(m)
-        };
+        let missing_any =
+            |call: &Call, m: usize| call.id.is_none() && !self.foreign(m) && self.surplus(m);
         // A call whose id came back changed: any result its answer shows, then one of no
         // call's id.
         let changed = |call: &Call, m: usize| call.id.is_some() && self.fits(call, m);
@@ -160,9 +162,8 @@ impl<'t> Turn<'t> {
                 if matched[c].is_some() || excused || !call.answered() {
                     continue;
                 }
-                let free = (0..messages.len()).find(|&m| {
-                    !taken[m] && stage(call, m) && (!fitting || self.fits(call, m))
-                });
+                let free = (0..messages.len())
+                    .find(|&m| !taken[m] && stage(call, m) && (!fitting || self.fits(call, m)));
                 if let Some(m) = free {
                     taken[m] = true;
                     matched[c] = Some(m);
@@ -369,9 +370,18 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
 fn content_unchanged(turn: &Turn<'_>, found: &mut BatchCharges) {
     let calls = &answers_in_any_order(turn.calls, &turn.matched, turn.messages);
     let never_ran = turn.ran.never;
+    // A tool run again for a call its policy serves from the first run gave that call a
+    // later answer: the execution rule's charge, not a changed content.
+    let ran_again = found
+        .charges
+        .iter()
+        .any(|c| c.requirement == ids::RUNTIME_EXECUTE_ONCE);
     for (c, call) in calls.iter().enumerate() {
         // The result of a call whose tool never ran says why; that is execution's charge.
         if never_ran.contains(&call.position) || !call.shows_answer() {
+            continue;
+        }
+        if ran_again && call.skip == Some(Skip::Served) {
             continue;
         }
         if let Some(m) = turn.matched[c] {
