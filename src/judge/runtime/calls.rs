@@ -193,7 +193,7 @@ pub(super) fn collapsed_as_run(calls: &[Call], invocations: &[Value]) -> Vec<Cal
     let mut calls = calls.to_vec();
     let ran = |call: &Call| {
         let own = call.invocation();
-        invocations.iter().any(|i| *i == own)
+        invocations.contains(&own)
     };
     for index in 0..calls.len() {
         let chosen = &calls[index];
