@@ -161,6 +161,7 @@ pub struct RuntimeDeclaration {
 /// Read from the handshake without failing on a value parcall does not know: that is kept in
 /// `problems`, a set-up error the runner reports before any case runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct RuntimePolicies {
     /// What the framework does with a call that has no id.
     pub missing_id: MissingIdPolicy,

@@ -84,6 +84,18 @@ impl<'t> Turn<'t> {
         })
     }
 
+    /// Whether result `m` holds what `call`'s tool answered, as only running it gives: its
+    /// return, or its error with the class named (a short message such as `2` is found in
+    /// any text, a limit error's included).
+    fn remembers(&self, call: &Call, m: usize) -> bool {
+        let content = self.messages[m].content.as_deref().unwrap_or_default();
+        match &call.expected {
+            Expected::Returns(_) => self.fits(call, m),
+            Expected::Raises { class, .. } => self.fits(call, m) && content.contains(class),
+            Expected::Unknown { .. } => false,
+        }
+    }
+
     /// More results carry result `m`'s id than calls have it: one of them is another call's.
     fn surplus(&self, m: usize) -> bool {
         let id = &self.messages[m].id;
@@ -346,7 +358,7 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
                 turn.calls
                     .iter()
                     .filter(identical)
-                    .any(|other| turn.fits(other, m))
+                    .any(|other| turn.remembers(other, m))
                     || (found.batch > 1
                         && !content.is_empty()
                         && !content.to_lowercase().contains("error"))
