@@ -138,8 +138,9 @@ pub(super) fn check_invocations(
 /// The charge of a call whose tool never ran, held until its result is read. A call
 /// carrying a name a framework keeps for itself is the arguments rule's only where that
 /// name is what kept it from running (RULINGS F6): its tool did not run with those
-/// arguments for another call either, and a later call of the turn ran (a framework that
-/// stops at a limit, or skips a duplicate, skips calls whatever their arguments).
+/// arguments for another call either, and a later call of the turn ran, or its result names
+/// the argument (a framework that stops at a limit, or skips a duplicate, skips calls
+/// whatever their arguments, and says so without naming them).
 pub(super) fn never_ran_charge(
     calls: &[Call],
     call: &Call,
@@ -158,6 +159,7 @@ pub(super) fn never_ran_charge(
         key_ran,
         requirement,
         diagnosis,
+        reserved: None,
     };
     match call.special_argument() {
         Some(name) if !shares && !key_ran && (later_ran || raised) => Some(pending(
@@ -176,10 +178,15 @@ pub(super) fn never_ran_charge(
             } else {
                 ""
             };
-            Some(pending(
+            let mut charge = pending(
                 ids::RUNTIME_EXECUTE_ONCE,
                 format!("{}: {} never ran{why}", call.label(), call.name),
-            ))
+            );
+            // The last calls of a turn not run may be a limit's: the result says which.
+            if !shares && !key_ran {
+                charge.reserved = call.special_argument().map(str::to_owned);
+            }
+            Some(charge)
         }
     }
 }

@@ -162,6 +162,9 @@ struct Pending {
     key_ran: bool,
     requirement: &'static str,
     diagnosis: String,
+    /// A name a framework keeps for itself that the call carries, where nothing else tells
+    /// whether it kept the call from running: its result, naming it, will.
+    reserved: Option<String>,
 }
 
 /// What the checks found in one batch: the rules they saw broken, and the ones whose

@@ -363,12 +363,31 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
                         && !content.is_empty()
                         && !content.to_lowercase().contains("error"))
             });
+        let names_reserved = pending.reserved.as_deref().is_some_and(|name| {
+            turn.matched[c]
+                .and_then(|m| turn.messages[m].content.as_deref())
+                .is_some_and(|content| {
+                    // A short name ("id") is in any text: then only quoted, as a key.
+                    let quoted = [format!("\"{name}\""), format!("'{name}'")];
+                    (name.chars().count() >= 4 && content.contains(name))
+                        || quoted.iter().any(|q| content.contains(q.as_str()))
+                })
+        });
         if remembered {
             found.charge(
                 ids::RUNTIME_NO_STATE,
                 format!(
                     "{}: answered with its tool's answer though the tool never ran in this turn: remembered from an earlier one",
                     call.label()
+                ),
+            );
+        } else if let Some(name) = pending.reserved.filter(|_| names_reserved) {
+            found.charge(
+                ids::RUNTIME_ARGS_UNCHANGED,
+                format!(
+                    "{}: the tool never ran with its argument {}, which its result names",
+                    call.label(),
+                    quoted(&name)
                 ),
             );
         } else {

@@ -262,3 +262,21 @@ fn collapsed_shared_ids_answered_once_conform_when_declared() {
         [ids::RUNTIME_EXECUTE_ONCE]
     );
 }
+
+#[test]
+fn the_last_call_refused_for_a_reserved_name_its_result_names_is_the_argument_rule_s() {
+    // The Vercel AI SDK refuses `__proto__` arguments; that the call is last does not make
+    // it a limit's.
+    let case = case(
+        SEARCH,
+        r#"[{"id": "p", "name": "search", "arguments": {"q": "a"}},
+            {"id": "s", "name": "search", "arguments": {"__proto__": {"polluted": true}}}]"#,
+    );
+    let output = r#"[{"tool_call_id": "p", "content": "for a"},
+                     {"tool_call_id": "s", "content": "Invalid input: {\"__proto__\": {}}"}]"#;
+    let invocations = r#"[{"name": "search", "args": {"q": "a"}}]"#;
+    assert_eq!(
+        charged(&case, output, invocations, &reference()),
+        [ids::RUNTIME_ARGS_UNCHANGED]
+    );
+}
