@@ -557,3 +557,64 @@ mod tagged {
 
     crate::json::deserialize_tagged!(Request, Reply);
 }
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    fn read(text: &str) -> RuntimePolicies {
+        serde_json::from_str(text).expect("an object")
+    }
+
+    #[test]
+    fn every_policy_is_read_and_a_left_out_one_is_the_reference_runtime_s() {
+        let declared = read(
+            r#"{"missing_id": "position", "empty_id": "missing", "duplicate_ids": "first",
+                "identical_calls": "once", "call_limit": 4, "concurrency": 2,
+                "error_content": "error: {message}"}"#,
+        );
+        assert!(declared.problems.is_empty(), "{:?}", declared.problems);
+        assert_eq!(declared.missing_id, MissingIdPolicy::Position);
+        assert_eq!(declared.empty_id, EmptyIdPolicy::Missing);
+        assert_eq!(declared.duplicate_ids, DuplicateIdsPolicy::First);
+        assert_eq!(declared.identical_calls, IdenticalCallsPolicy::Once);
+        assert_eq!(declared.call_limit, Some(4));
+        assert_eq!(declared.max_parallel, Some(2));
+        assert_eq!(declared.error_content.as_deref(), Some("error: {message}"));
+        assert_eq!(read("{}"), RuntimePolicies::default());
+        let none = read(r#"{"call_limit": "none", "max_parallel": null, "error_content": null}"#);
+        assert!(none.problems.is_empty());
+        assert_eq!((none.call_limit, none.max_parallel), (None, None));
+        assert_eq!(none.error_content, None);
+    }
+
+    #[test]
+    fn what_parcall_cannot_read_is_kept_as_a_problem_naming_it() {
+        for (text, named) in [
+            (r#"{"missing_id": null}"#, "missing_id"),
+            (r#"{"duplicate_ids": "last"}"#, "\"last\""),
+            (r#"{"identical_calls": "twice"}"#, "twice"),
+            (r#"{"call_limit": 1.5}"#, "call_limit"),
+            (r#"{"concurrency": 0}"#, "concurrency"),
+            (r#"{"error_content": "{exception}"}"#, "{exception}"),
+            (r#"{"error_content": "{type"}"#, "{type"),
+            (r#"{"retries": 1}"#, "retries"),
+            (r#"{"concurrency": 1, "max_parallel": 1}"#, "not both"),
+        ] {
+            let problems = read(text).problems;
+            assert_eq!(problems.len(), 1, "{text}: {problems:?}");
+            assert!(problems[0].contains(named), "{text}: {problems:?}");
+        }
+    }
+
+    #[test]
+    fn the_reference_policies_survive_the_handshake() {
+        let policies = RuntimePolicies {
+            call_limit: Some(3),
+            max_parallel: Some(1),
+            ..RuntimePolicies::default()
+        };
+        let text = serde_json::to_string(&policies).unwrap();
+        assert_eq!(read(&text), policies);
+    }
+}
