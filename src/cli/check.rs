@@ -85,6 +85,15 @@ pub(super) fn run(args: CheckArgs) -> anyhow::Result<i32> {
         say!("error: {message}");
         return Ok(exit::USAGE);
     }
+    if let Some(error) = outcome
+        .checked
+        .start_error
+        .as_ref()
+        .filter(|e| e.is_setup_error())
+    {
+        say!("error: {}", error.headline());
+        return Ok(exit::USAGE);
+    }
     let set_up = memory_too_small(&args, &plan, &outcome.checked)
         .or_else(|| interpreter_cannot_start(&args, &plan, &outcome.checked));
     if let Some(message) = set_up {

@@ -5,7 +5,6 @@
 
 use super::matrix::{Cell, CellVerdict, Column, FailingCase, Matrix, Row};
 use crate::json::{dumps, Style, Value};
-use crate::protocol::RuntimePolicies;
 use crate::report::html::{escape, page_start};
 use crate::report::{markdown_cell, Palette, Verdict};
 use crate::text::terminal;
@@ -79,7 +78,7 @@ fn column_notes(column: &Column) -> Vec<String> {
             "{} {} via {}",
             runtime.framework, runtime.version, runtime.entry
         ));
-        notes.push(format!("declares: {}", policies_text(&runtime.policies)));
+        notes.push(format!("declares: {}", runtime.policies.describe()));
     }
     if column.partial {
         let defined: Vec<String> = column.functions.iter().map(|f| f.to_string()).collect();
@@ -89,33 +88,6 @@ fn column_notes(column: &Column) -> Vec<String> {
         notes.push(format!("could not be checked: {error}"));
     }
     notes
-}
-
-/// A runtime adapter's declared policies, in words.
-fn policies_text(policies: &RuntimePolicies) -> String {
-    let word = |value: Option<String>| value.unwrap_or_else(|| "no policy".into());
-    format!(
-        "missing id {}; shared ids {}; at most {} at once; error text {}",
-        word(policies.missing_id.map(|p| plain(&p))),
-        word(policies.duplicate_ids.map(|p| plain(&p))),
-        policies
-            .max_parallel
-            .map_or("any number".to_owned(), |n| n.to_string()),
-        policies
-            .error_content
-            .as_deref()
-            .map_or("none (tool exceptions are not caught)".to_owned(), |t| {
-                dumps(&Value::from(t), Style::PYTHON)
-            })
-    )
-}
-
-/// A unit enum as its serialized name (`generated`, `each`).
-fn plain<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// `failed/cases` and what was not run: the counts behind a verdict.

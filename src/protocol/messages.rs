@@ -156,46 +156,283 @@ pub struct RuntimeDeclaration {
     pub policies: RuntimePolicies,
 }
 
-/// What the runtime profile leaves to the framework, as the adapter declares it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// What the runtime profile leaves to the framework, as the adapter declares it (RULINGS
+/// F1): every policy has a value, the reference runtime's where the adapter names none.
+/// Read from the handshake without failing on a value parcall does not know: that is kept in
+/// `problems`, a set-up error the runner reports before any case runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct RuntimePolicies {
-    /// What the framework does with a call that has no id; `null`: it has no policy.
-    #[serde(default)]
-    pub missing_id: Option<MissingIdPolicy>,
-    /// What the framework does with calls that share an id; `null`: it has no policy.
-    #[serde(default)]
-    pub duplicate_ids: Option<DuplicateIdsPolicy>,
-    /// How many tools run at once at most; `null`: no limit.
-    #[serde(default)]
+    /// What the framework does with a call that has no id.
+    pub missing_id: MissingIdPolicy,
+    /// Whether an empty id `""` is an id (`given`) or no id (`missing`).
+    pub empty_id: EmptyIdPolicy,
+    /// What the framework does with calls that share an id.
+    pub duplicate_ids: DuplicateIdsPolicy,
+    /// What the framework does with identical calls (one tool, equal arguments) under
+    /// different ids.
+    pub identical_calls: IdenticalCallsPolicy,
+    /// The most calls of a turn that run: calls past this position get an error result and
+    /// do not run. `null`: no limit.
+    pub call_limit: Option<u64>,
+    /// How many tools the framework has running at once at most; `null`: no limit.
+    /// Declared as `concurrency` (or, as before, `max_parallel`).
     pub max_parallel: Option<u64>,
     /// The content of a result whose tool raised, as a template over the exception:
     /// `{message}` is `str(e)`, `{type}` its class name, `{repr}` `repr(e)`. `null`: the
     /// framework does not catch tool exceptions.
-    #[serde(default)]
     pub error_content: Option<String>,
+    /// What in the declaration parcall cannot read: a set-up error, one sentence each.
+    #[serde(skip)]
+    pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MissingIdPolicy {
-    /// The framework gives the call an id of its own.
-    Generated,
-    /// The call is answered with no id (null or empty).
-    Kept,
-    /// The turn is refused before any tool runs.
-    Refused,
+/// The error text of parcall's reference runtime, the default of `error_content`.
+pub const DEFAULT_ERROR_CONTENT: &str = "Error: {type}: {message}";
+
+/// The policy names a declaration may give.
+const POLICY_NAMES: [&str; 8] = [
+    "missing_id",
+    "empty_id",
+    "duplicate_ids",
+    "identical_calls",
+    "call_limit",
+    "concurrency",
+    "max_parallel",
+    "error_content",
+];
+
+impl Default for RuntimePolicies {
+    /// The reference runtime's policies (`parcall reference`).
+    fn default() -> Self {
+        RuntimePolicies {
+            missing_id: MissingIdPolicy::Kept,
+            empty_id: EmptyIdPolicy::Given,
+            duplicate_ids: DuplicateIdsPolicy::Each,
+            identical_calls: IdenticalCallsPolicy::Each,
+            call_limit: None,
+            max_parallel: None,
+            error_content: Some(DEFAULT_ERROR_CONTENT.to_owned()),
+            problems: Vec::new(),
+        }
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DuplicateIdsPolicy {
-    /// Every call runs and is answered under the shared id.
-    Each,
-    /// The turn is refused before any tool runs.
-    Refused,
-    /// Only one of the calls runs.
-    Collapsed,
+impl RuntimePolicies {
+    /// Every policy in words, as reports and the matrix header print them.
+    pub fn describe(&self) -> String {
+        let error = match &self.error_content {
+            Some(template) => {
+                crate::json::dumps(&Value::from(template.as_str()), crate::json::Style::PYTHON)
+            }
+            None => "none (tool exceptions are not caught)".to_owned(),
+        };
+        format!(
+            "missing id {}; empty id {}; shared ids {}; identical calls {}; call limit {}; \
+             at most {} at once; error text {error}",
+            self.missing_id.name(),
+            self.empty_id.name(),
+            self.duplicate_ids.name(),
+            self.identical_calls.name(),
+            self.call_limit.map_or("none".to_owned(), |n| n.to_string()),
+            self.max_parallel
+                .map_or("any number".to_owned(), |n| n.to_string()),
+        )
+    }
+}
+
+/// A declaration as the handshake gives it: any JSON object, read policy by policy.
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct DeclaredPolicies(IndexMap<String, Value>);
+
+impl<'de> Deserialize<'de> for RuntimePolicies {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        DeclaredPolicies::deserialize(d).map(RuntimePolicies::from)
+    }
+}
+
+impl From<DeclaredPolicies> for RuntimePolicies {
+    fn from(DeclaredPolicies(declared): DeclaredPolicies) -> Self {
+        let mut policies = RuntimePolicies::default();
+        let mut problems = Vec::new();
+        for (name, value) in &declared {
+            if let Err(problem) = policies.read(name, value) {
+                problems.push(format!("policies.{name}: {problem}"));
+            }
+        }
+        if declared.contains_key("concurrency") && declared.contains_key("max_parallel") {
+            problems.push("policies: declare `concurrency` or `max_parallel`, not both".into());
+        }
+        policies.problems = problems;
+        policies
+    }
+}
+
+impl RuntimePolicies {
+    /// Sets the policy `name` to the declared `value`, or says why it cannot.
+    fn read(&mut self, name: &str, value: &Value) -> Result<(), String> {
+        match name {
+            "missing_id" => self.missing_id = named(value, MissingIdPolicy::ALL)?,
+            "empty_id" => self.empty_id = named(value, EmptyIdPolicy::ALL)?,
+            "duplicate_ids" => self.duplicate_ids = named(value, DuplicateIdsPolicy::ALL)?,
+            "identical_calls" => self.identical_calls = named(value, IdenticalCallsPolicy::ALL)?,
+            "call_limit" => self.call_limit = limit(value, 0, "\"none\"")?,
+            "concurrency" | "max_parallel" => self.max_parallel = limit(value, 1, "null")?,
+            "error_content" => self.error_content = template(value)?,
+            _ => {
+                return Err(format!(
+                    "not a policy (the policies are {})",
+                    POLICY_NAMES.join(", ")
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A policy value given by name, one of `all`.
+fn named<P: Copy + PolicyName>(value: &Value, all: &[P]) -> Result<P, String> {
+    let names: Vec<&str> = all.iter().map(|p| p.name()).collect();
+    value
+        .as_str()
+        .and_then(|text| all.iter().copied().find(|p| p.name() == text))
+        .ok_or_else(|| format!("{} is not one of {}", shown(value), names.join(", ")))
+}
+
+/// A bound of at least `least`, or none (`null`, or the word `none`).
+fn limit(value: &Value, least: i64, none: &str) -> Result<Option<u64>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Str(text) if **text == *"none" => Ok(None),
+        Value::Int(n) => n
+            .as_i64()
+            .filter(|n| *n >= least)
+            .map(|n| Some(n as u64))
+            .ok_or_else(|| {
+                format!(
+                    "{} is not an integer of at least {least}, nor {none}",
+                    shown(value)
+                )
+            }),
+        _ => Err(format!(
+            "{} is not an integer of at least {least}, nor {none}",
+            shown(value)
+        )),
+    }
+}
+
+/// An error template over `{type}`, `{message}` and `{repr}`, or `null`.
+fn template(value: &Value) -> Result<Option<String>, String> {
+    let text = match value {
+        Value::Null => return Ok(None),
+        Value::Str(text) => text.to_string(),
+        other => {
+            return Err(format!(
+                "{} is not a template (a string) nor null",
+                shown(other)
+            ))
+        }
+    };
+    let mut rest = text.as_str();
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open..];
+        let close = after.find('}').map_or(after.len(), |c| c + 1);
+        let field = &after[..close];
+        if !["{type}", "{message}", "{repr}"].contains(&field) {
+            return Err(format!(
+                "{} holds {field}: a template fills only {{type}}, {{message}} and {{repr}}",
+                shown(value)
+            ));
+        }
+        rest = &after[close..];
+    }
+    Ok(Some(text))
+}
+
+fn shown(value: &Value) -> String {
+    crate::json::dumps(value, crate::json::Style::CANONICAL)
+}
+
+/// A policy whose values are words.
+pub trait PolicyName {
+    fn name(&self) -> &'static str;
+}
+
+macro_rules! policy {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $word:literal,)+ }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+
+            pub fn name(&self) -> &'static str {
+                PolicyName::name(self)
+            }
+        }
+
+        impl PolicyName for $name {
+            fn name(&self) -> &'static str {
+                match self {
+                    $($name::$variant => $word,)+
+                }
+            }
+        }
+    };
+}
+
+policy! {
+    /// A call without an id.
+    MissingIdPolicy {
+        /// The framework gives it a fresh id, distinct from every other id of the turn.
+        Generated = "generated",
+        /// The id `call_<position>` (seed 000's rule): equal to another id of the turn, the
+        /// two share it, and `duplicate_ids` governs them.
+        Position = "position",
+        /// The call is answered with no id (null or empty).
+        Kept = "kept",
+        /// The turn fails before any tool runs, with an error that says why.
+        Refused = "refused",
+    }
+}
+
+policy! {
+    /// An empty id `""`.
+    EmptyIdPolicy {
+        /// Echoed as it is.
+        Given = "given",
+        /// Treated as a call without an id.
+        Missing = "missing",
+    }
+}
+
+policy! {
+    /// Calls sharing one id.
+    DuplicateIdsPolicy {
+        /// Every call runs and is answered under the shared id, in call order.
+        Each = "each",
+        /// The first runs; each later one gets an error result and does not run (seed 000).
+        First = "first",
+        /// One of the calls runs, and one result answers them.
+        Collapsed = "collapsed",
+        /// The turn fails before any tool runs.
+        Refused = "refused",
+    }
+}
+
+policy! {
+    /// Identical calls (one tool, equal arguments by RULINGS B1's key) under different ids.
+    IdenticalCallsPolicy {
+        /// Each runs.
+        Each = "each",
+        /// The tool runs once and every call gets its result (seed 003).
+        Once = "once",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
@@ -319,4 +556,65 @@ mod tagged {
     }
 
     crate::json::deserialize_tagged!(Request, Reply);
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    fn read(text: &str) -> RuntimePolicies {
+        serde_json::from_str(text).expect("an object")
+    }
+
+    #[test]
+    fn every_policy_is_read_and_a_left_out_one_is_the_reference_runtime_s() {
+        let declared = read(
+            r#"{"missing_id": "position", "empty_id": "missing", "duplicate_ids": "first",
+                "identical_calls": "once", "call_limit": 4, "concurrency": 2,
+                "error_content": "error: {message}"}"#,
+        );
+        assert!(declared.problems.is_empty(), "{:?}", declared.problems);
+        assert_eq!(declared.missing_id, MissingIdPolicy::Position);
+        assert_eq!(declared.empty_id, EmptyIdPolicy::Missing);
+        assert_eq!(declared.duplicate_ids, DuplicateIdsPolicy::First);
+        assert_eq!(declared.identical_calls, IdenticalCallsPolicy::Once);
+        assert_eq!(declared.call_limit, Some(4));
+        assert_eq!(declared.max_parallel, Some(2));
+        assert_eq!(declared.error_content.as_deref(), Some("error: {message}"));
+        assert_eq!(read("{}"), RuntimePolicies::default());
+        let none = read(r#"{"call_limit": "none", "max_parallel": null, "error_content": null}"#);
+        assert!(none.problems.is_empty());
+        assert_eq!((none.call_limit, none.max_parallel), (None, None));
+        assert_eq!(none.error_content, None);
+    }
+
+    #[test]
+    fn what_parcall_cannot_read_is_kept_as_a_problem_naming_it() {
+        for (text, named) in [
+            (r#"{"missing_id": null}"#, "missing_id"),
+            (r#"{"duplicate_ids": "last"}"#, "\"last\""),
+            (r#"{"identical_calls": "twice"}"#, "twice"),
+            (r#"{"call_limit": 1.5}"#, "call_limit"),
+            (r#"{"concurrency": 0}"#, "concurrency"),
+            (r#"{"error_content": "{exception}"}"#, "{exception}"),
+            (r#"{"error_content": "{type"}"#, "{type"),
+            (r#"{"retries": 1}"#, "retries"),
+            (r#"{"concurrency": 1, "max_parallel": 1}"#, "not both"),
+        ] {
+            let problems = read(text).problems;
+            assert_eq!(problems.len(), 1, "{text}: {problems:?}");
+            assert!(problems[0].contains(named), "{text}: {problems:?}");
+        }
+    }
+
+    #[test]
+    fn the_reference_policies_survive_the_handshake() {
+        let policies = RuntimePolicies {
+            call_limit: Some(3),
+            max_parallel: Some(1),
+            ..RuntimePolicies::default()
+        };
+        let text = serde_json::to_string(&policies).unwrap();
+        assert_eq!(read(&text), policies);
+    }
 }

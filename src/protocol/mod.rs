@@ -9,9 +9,10 @@ mod tables;
 pub use crate::spec::dispatch_table_for;
 pub use answer::{Answer, CaseAnswer};
 pub use messages::{
-    BatchReply, BatchRequest, CaseReply, CaseRequest, DuplicateIdsPolicy, HelloReply,
-    ImplementationInfo, Invocation, InvocationAnswer, MissingIdPolicy, Reply, Request,
-    RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
+    BatchReply, BatchRequest, CaseReply, CaseRequest, DuplicateIdsPolicy, EmptyIdPolicy,
+    HelloReply, IdenticalCallsPolicy, ImplementationInfo, Invocation, InvocationAnswer,
+    MissingIdPolicy, PolicyName, Reply, Request, RuntimeDeclaration, RuntimePolicies,
+    DEFAULT_ERROR_CONTENT, PROTOCOL_VERSION,
 };
 pub use round_trip::answer_line;
 pub use tables::{answer_tables, case_line, case_request};

@@ -109,6 +109,17 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
             palette.dim(format!("containment: {containment}"))
         )?;
     }
+    // The policies the verdicts are judged by (RULINGS F1).
+    if let Some(runtime) = &report.runtime {
+        writeln!(
+            out,
+            "runtime: {} {} via {}; declares: {}",
+            line(&runtime.framework),
+            line(&runtime.version),
+            line(&runtime.entry),
+            line(&runtime.policies.describe())
+        )?;
+    }
     let mut functions = Vec::new();
     for function in crate::spec::Function::EVERY {
         let count = report

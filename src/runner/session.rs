@@ -55,12 +55,22 @@ pub enum StartError {
         reason: String,
         output: String,
     },
+    /// A runtime adapter declares a policy parcall does not know (RULINGS F1): the
+    /// caller's set-up error, found before any case runs.
+    Policies {
+        problems: Vec<String>,
+    },
 }
 
 impl StartError {
     /// Whether the runner, rather than the implementation, is at fault.
     pub fn is_runner_failure(&self) -> bool {
         matches!(self, StartError::Spawn { .. })
+    }
+
+    /// The caller's to fix before anything can be judged (exit 2), not a verdict.
+    pub fn is_setup_error(&self) -> bool {
+        matches!(self, StartError::Policies { .. })
     }
 
     /// The error as one line, for a summary row: the cause, never what the implementation
@@ -117,6 +127,11 @@ impl StartError {
             }
             StartError::Signature { problems } => problems.join("\n"),
             StartError::Build { reason, .. } => reason.clone(),
+            StartError::Policies { problems } => format!(
+                "the runtime adapter's RUNTIME declares what parcall cannot read \
+                 (docs/runtime-adapters.md): {}",
+                problems.join("; ")
+            ),
             StartError::HelloOnStdout { .. } => {
                 format!("the implementation did not answer the handshake{STDOUT_NOTE}")
             }
@@ -338,6 +353,13 @@ fn check_hello(hello: &HelloReply) -> Result<(), StartError> {
     }
     if hello.functions.is_empty() {
         return Err(StartError::NoFunction);
+    }
+    if let Some(runtime) = hello.runtime.as_deref() {
+        if !runtime.policies.problems.is_empty() {
+            return Err(StartError::Policies {
+                problems: runtime.policies.problems.clone(),
+            });
+        }
     }
     Ok(())
 }

@@ -6,8 +6,8 @@
 
 use crate::json::{dumps, NumberModel, Object, Style, Value};
 use crate::protocol::{
-    self, CaseReply, CaseRequest, DuplicateIdsPolicy, HelloReply, ImplementationInfo, Invocation,
-    MissingIdPolicy, Reply, Request, RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
+    self, CaseReply, CaseRequest, HelloReply, ImplementationInfo, Invocation, Reply, Request,
+    RuntimeDeclaration, RuntimePolicies, PROTOCOL_VERSION,
 };
 use crate::reference::{
     execute_tool_calls, input, run_parallel_calls_in, DispatchRequest, Dispatcher, Execution,
@@ -158,10 +158,8 @@ fn hello(number_model: NumberModel) -> HelloReply {
             entry: "parcall::reference::runtime::run_tool_calls".into(),
             message_types: Vec::new(),
             policies: RuntimePolicies {
-                missing_id: Some(MissingIdPolicy::Kept),
-                duplicate_ids: Some(DuplicateIdsPolicy::Each),
                 max_parallel: Some(1),
-                error_content: Some(crate::reference::runtime::ERROR_CONTENT.into()),
+                ..RuntimePolicies::default()
             },
         })),
     }

@@ -41,6 +41,7 @@ mod report_excerpts;
 mod reports_ci;
 mod runtime_blame;
 mod runtime_observed;
+mod runtime_policies;
 mod runtimes;
 mod sandbox_boundary;
 mod sandbox_isolation;

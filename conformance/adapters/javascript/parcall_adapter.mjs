@@ -356,7 +356,6 @@ async function runBatch(fn, request, stubs, batch, file) {
 
 // A runtime adapter's RUNTIME object as the hello declares it, or what is wrong with it
 // (docs/runtime-adapters.md).
-const POLICY_VALUES = { missing_id: [null, "generated", "kept", "refused"], duplicate_ids: [null, "each", "refused", "collapsed"] };
 function runtimeDeclaration(runtime) {
   if (!runtime || typeof runtime !== "object") return { problem: "RUNTIME: a runtime adapter must export RUNTIME, an object (docs/runtime-adapters.md)" };
   for (const field of ["framework", "version", "entry"]) {
@@ -366,17 +365,10 @@ function runtimeDeclaration(runtime) {
   if (typeof types === "string") types = [types];
   if (!Array.isArray(types) || !types.length || !types.every((t) => typeof t === "string")) return { problem: "RUNTIME.message_type: must name the framework's result type (a string)" };
   const policies = runtime.policies ?? {};
-  const unknown = Object.keys(policies).filter((k) => !["missing_id", "duplicate_ids", "max_parallel", "error_content"].includes(k));
-  if (unknown.length) return { problem: `RUNTIME.policies: unknown key ${JSON.stringify(unknown[0])}` };
-  for (const [key, allowed] of Object.entries(POLICY_VALUES)) {
-    if (!allowed.includes(policies[key] ?? null)) return { problem: `RUNTIME.policies.${key}: ${JSON.stringify(policies[key])} is not one of ${JSON.stringify(allowed)}` };
-  }
-  const limit = policies.max_parallel ?? null;
-  if (limit !== null && !(Number.isInteger(limit) && limit >= 1)) return { problem: "RUNTIME.policies.max_parallel: must be a positive integer or null" };
-  const error = policies.error_content ?? null;
-  if (error !== null && typeof error !== "string") return { problem: "RUNTIME.policies.error_content: must be a string template or null" };
+  if (typeof policies !== "object" || Array.isArray(policies)) return { problem: "RUNTIME.policies: must be an object" };
   return { runtime: { framework: runtime.framework, version: runtime.version, entry: runtime.entry, message_types: types,
-    policies: { missing_id: policies.missing_id ?? null, duplicate_ids: policies.duplicate_ids ?? null, max_parallel: limit, error_content: error } } };
+    // parcall reads the policies itself: an unknown one is the caller's set-up error
+    policies } };
 }
 
 async function main() {

@@ -27,12 +27,13 @@ RUNTIME = {
     "entry": "langgraph.prebuilt.ToolNode",
     "message_type": f"{ToolMessage.__module__}.{ToolMessage.__qualname__}",
     "policies": {
-        # Observed, and none of generated/refused/kept fits exactly:
+        # Observed, and no value fits exactly; refused is the closest (RULINGS F1):
+        # - id key absent: AIMessage(tool_calls=...) raises TypeError before any tool runs.
         # - id None: AIMessage accepts it, EVERY tool of the batch runs, then ToolNode
         #   raises TypeError("Tool <name> returned unexpected type: <class 'str'>")
-        #   (BaseTool returns raw content when tool_call_id is None): crashed after N ran.
-        # - id key absent: AIMessage(tool_calls=...) raises TypeError before any tool runs.
-        "missing_id": None,
+        #   (BaseTool returns raw content when tool_call_id is None): crashed after N ran,
+        #   which no policy allows.
+        "missing_id": "refused",
         # every call runs and gets its own ToolMessage under the shared id
         "duplicate_ids": "each",
         # sync invoke maps the calls over a ThreadPoolExecutor with default max_workers
