@@ -188,7 +188,7 @@ pub struct RuntimePolicies {
 }
 
 /// The error text of parcall's reference runtime, the default of `error_content`.
-pub const DEFAULT_ERROR_CONTENT: &str = "Error: {type}: {message}";
+pub const DEFAULT_ERROR_CONTENT: &str = crate::reference::runtime::ERROR_CONTENT;
 
 /// The policy names a declaration may give.
 const POLICY_NAMES: [&str; 8] = [
