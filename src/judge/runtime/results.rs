@@ -274,7 +274,13 @@ fn result_per_call(turn: &Turn<'_>, found: &mut BatchCharges) {
             *left -= 1;
             continue;
         }
-        let (requirement, why) = unanswered(calls, call, raising, malformed);
+        // Dropped beside another call of its id: one of them got a result.
+        let beside_its_id = call.id.is_some()
+            && calls
+                .iter()
+                .enumerate()
+                .any(|(o, other)| o != c && other.id == call.id && turn.matched[o].is_some());
+        let (requirement, why) = unanswered(call, beside_its_id, raising, malformed);
         found.charge(requirement, format!("{}: {why}", call.label()));
     }
     let extra = turn.extra();
@@ -288,13 +294,12 @@ fn result_per_call(turn: &Turn<'_>, found: &mut BatchCharges) {
 
 /// The requirement a call left without a result is charged to, and why.
 fn unanswered(
-    calls: &[Call],
     call: &Call,
+    beside_its_id: bool,
     raising: Option<&Call>,
     malformed: Option<&Call>,
 ) -> (&'static str, String) {
-    let shares = call.id.is_some() && calls.iter().filter(|c| c.id == call.id).count() > 1;
-    if shares {
+    if beside_its_id {
         let why = "no result: dropped beside another call with its id";
         return (ids::RUNTIME_EXECUTE_ONCE, why.to_owned());
     }
@@ -363,15 +368,18 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
                         && !content.is_empty()
                         && !content.to_lowercase().contains("error"))
             });
-        let names_reserved = pending.reserved.as_deref().is_some_and(|name| {
-            turn.matched[c]
-                .and_then(|m| turn.messages[m].content.as_deref())
-                .is_some_and(|content| {
-                    // A short name ("id") is in any text: then only quoted, as a key.
-                    let quoted = [format!("\"{name}\""), format!("'{name}'")];
-                    (name.chars().count() >= 4 && content.contains(name))
-                        || quoted.iter().any(|q| content.contains(q.as_str()))
-                })
+        // A limit answers the calls past it, or says why without naming their arguments; a
+        // call dropped without a result, or refused naming its argument, was dropped for it.
+        let dropped_for_reserved = pending.reserved.as_deref().is_some_and(|name| {
+            let Some(m) = turn.matched[c] else {
+                return true;
+            };
+            turn.messages[m].content.as_deref().is_some_and(|content| {
+                // A short name ("id") is in any text: then only quoted, as a key.
+                let quoted = [format!("\"{name}\""), format!("'{name}'")];
+                (name.chars().count() >= 4 && content.contains(name))
+                    || quoted.iter().any(|q| content.contains(q.as_str()))
+            })
         });
         if remembered {
             found.charge(
@@ -381,7 +389,7 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
                     call.label()
                 ),
             );
-        } else if let Some(name) = pending.reserved.filter(|_| names_reserved) {
+        } else if let Some(name) = pending.reserved.filter(|_| dropped_for_reserved) {
             found.charge(
                 ids::RUNTIME_ARGS_UNCHANGED,
                 format!(
