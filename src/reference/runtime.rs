@@ -6,7 +6,7 @@ use crate::json::{dumps, Object, Style, Value};
 
 /// The text of the result of a call whose tool raised: the reference runtime's declared
 /// error policy.
-pub const ERROR_CONTENT: &str = crate::protocol::DEFAULT_ERROR_CONTENT;
+pub const ERROR_CONTENT: &str = "Error: {type}: {message}";
 
 /// What invoking a tool gave: its value, or the class and `str()` of what it raised.
 pub type Invoked = Result<Value, (String, String)>;

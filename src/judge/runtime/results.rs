@@ -133,7 +133,7 @@ impl<'t> Turn<'t> {
         let missing_foreign = |call: &Call, m: usize| call.id.is_none() && self.foreign(m);
         // A call without id answered under an id another call gives (a made-up `call_<i>`
         // meeting a given one, so more results carry it than calls): a result that shows its
-        // answer, before the call of that id takes whatever is left under it (RULINGS F5).
+        // answer, before the call of that id takes whatever is left under it (RULES R9).
         let missing_any =
             |call: &Call, m: usize| call.id.is_none() && !self.foreign(m) && self.surplus(m);
         // A call whose id came back changed: any result its answer shows, then one of no
@@ -354,7 +354,7 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
         // Memory shows as the tool's own answer (identical calls may take each other's, see
         // `answers_in_any_order`), which only running it gives (an earlier case's run, in a
         // case of one turn); any other text that reports no error is taken for memory only
-        // where an earlier turn could have left it (RULINGS F6: a call skipped in a case of
+        // where an earlier turn could have left it (RULES D: a call skipped in a case of
         // one turn is not a no-state charge): a framework that refuses a call says why.
         let remembered = !pending.key_ran
             && turn.matched[c].is_some_and(|m| {
