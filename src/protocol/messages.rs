@@ -156,8 +156,8 @@ pub struct RuntimeDeclaration {
     pub policies: RuntimePolicies,
 }
 
-/// What the runtime profile leaves to the framework, as the adapter declares it (RULINGS
-/// F1): every policy has a value, the reference runtime's where the adapter names none.
+/// What the runtime profile leaves to the framework, as the adapter declares it (RULES
+/// R9): every policy has a value, the reference runtime's where the adapter names none.
 /// Read from the handshake without failing on a value parcall does not know: that is kept in
 /// `problems`, a set-up error the runner reports before any case runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -426,7 +426,7 @@ policy! {
 }
 
 policy! {
-    /// Identical calls (one tool, equal arguments by RULINGS B1's key) under different ids.
+    /// Identical calls (one tool, equal arguments by RULES B1's key) under different ids.
     IdenticalCallsPolicy {
         /// Each runs.
         Each = "each",

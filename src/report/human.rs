@@ -109,7 +109,7 @@ fn header(report: &Report, palette: Palette, out: &mut dyn Write) -> io::Result<
             palette.dim(format!("containment: {containment}"))
         )?;
     }
-    // The policies the verdicts are judged by (RULINGS F1).
+    // The policies the verdicts are judged by (RULES R9).
     if let Some(runtime) = &report.runtime {
         writeln!(
             out,

@@ -55,7 +55,7 @@ pub enum StartError {
         reason: String,
         output: String,
     },
-    /// A runtime adapter declares a policy parcall does not know (RULINGS F1): the
+    /// A runtime adapter declares a policy parcall does not know (RULES R9): the
     /// caller's set-up error, found before any case runs.
     Policies {
         problems: Vec<String>,

@@ -1,4 +1,4 @@
-//! The runtime judge holds a framework to the policies it declares (RULINGS F1, F2): each
+//! The runtime judge holds a framework to the policies it declares (RULES R9): each
 //! probe in tests/fixtures/runtimes/ is correct but for one behaviour of seed 000's or seed
 //! 003's conventions. Declared, it conforms on seeds 1 to 10; the same file with its
 //! `# declared` line removed (so the reference runtime's policy stands) loses exactly the

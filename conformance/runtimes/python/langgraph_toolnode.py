@@ -27,7 +27,7 @@ RUNTIME = {
     "entry": "langgraph.prebuilt.ToolNode",
     "message_type": f"{ToolMessage.__module__}.{ToolMessage.__qualname__}",
     "policies": {
-        # Observed, and no value fits exactly; refused is the closest (RULINGS F1):
+        # Observed, and no value fits exactly; refused is the closest (RULES R9):
         # - id key absent: AIMessage(tool_calls=...) raises TypeError before any tool runs.
         # - id None: AIMessage accepts it, EVERY tool of the batch runs, then ToolNode
         #   raises TypeError("Tool <name> returned unexpected type: <class 'str'>")

@@ -50,7 +50,7 @@ pub(super) fn read_call(
     if id.as_deref() == Some("") && policies.empty_id == EmptyIdPolicy::Missing {
         id = None;
     }
-    // Seed 000's rule: a made-up id that may meet a given one (RULINGS F5).
+    // Seed 000's rule: a made-up id that may meet a given one (RULES R9).
     if id.is_none() && policies.missing_id == MissingIdPolicy::Position {
         id = Some(format!("call_{position}"));
     }

@@ -57,7 +57,7 @@ pub(super) fn names_error(content: &str, message: &str, class: &str, repr: &str)
 
 /// The id a call without one was answered with, against the declared `missing_id`: none
 /// under `kept`, one of its own under `generated`, distinct from every other id of the turn
-/// (RULINGS F5). (Under `position` the call was given its `call_<i>` before any of this.)
+/// (RULES R9). (Under `position` the call was given its `call_<i>` before any of this.)
 pub(super) fn missing_id_policy(
     calls: &[Call],
     call: &Call,
@@ -102,7 +102,7 @@ pub(super) fn check_content(
     policies: &RuntimePolicies,
     found: &mut BatchCharges,
 ) {
-    // Another call's result is only one that call's tool gave in this turn (RULINGS F6).
+    // Another call's result is only one that call's tool gave in this turn (RULES D).
     let gave = |other: &Call| {
         other.position != call.position
             && other.shows_answer()

@@ -137,7 +137,7 @@ pub(super) fn check_invocations(
 
 /// The charge of a call whose tool never ran, held until its result is read. A call
 /// carrying a name a framework keeps for itself is the arguments rule's only where that
-/// name is what kept it from running (RULINGS F6): its tool did not run with those
+/// name is what kept it from running (RULES D): its tool did not run with those
 /// arguments for another call either, and a later call of the turn ran, or its result names
 /// the argument (a framework that stops at a limit, or skips a duplicate, skips calls
 /// whatever their arguments, and says so without naming them).

@@ -1,10 +1,10 @@
 //! Judging the runtime profile (spec/SPEC.md, "The runtime profile"): what an agent
 //! framework did with one model turn's tool calls. A framework's own conventions (the ids it
 //! makes up, its error wording, what it does with shared ids, identical calls and calls past
-//! a limit) are its declared policies (RULINGS F1), so a turn is read by properties, not
+//! a limit) are its declared policies (RULES R9), so a turn is read by properties, not
 //! against one expected output: the calls are read as the declaration says, results are
 //! matched to calls by id before any other check reads them, and each check charges its own
-//! requirement. One bug, one charge (RULINGS F6): a result lost beside a raising tool is the
+//! requirement. One bug, one charge (RULES D): a result lost beside a raising tool is the
 //! isolation rule's, not the one-result rule's; a call that never ran is the execution
 //! rule's, not also the result rule's.
 //!
@@ -75,7 +75,7 @@ struct Call {
     skip: Option<Skip>,
 }
 
-/// A call a declared policy keeps from running (RULINGS F1, F2): not charged for it.
+/// A call a declared policy keeps from running (RULES R9): not charged for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Skip {
     /// Answered with an error result under its id: a later call of a shared id under

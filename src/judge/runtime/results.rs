@@ -133,7 +133,7 @@ impl<'t> Turn<'t> {
         let missing_foreign = |call: &Call, m: usize| call.id.is_none() && self.foreign(m);
         // A call without id answered under an id another call gives (a made-up `call_<i>`
         // meeting a given one, so more results carry it than calls): a result that shows its
-        // answer, before the call of that id takes whatever is left under it (RULINGS F5).
+        // answer, before the call of that id takes whatever is left under it (RULES R9).
         let missing_any =
             |call: &Call, m: usize| call.id.is_none() && !self.foreign(m) && self.surplus(m);
         // A call whose id came back changed: any result its answer shows, then one of no
@@ -274,7 +274,13 @@ fn result_per_call(turn: &Turn<'_>, found: &mut BatchCharges) {
             *left -= 1;
             continue;
         }
-        let (requirement, why) = unanswered(calls, call, raising, malformed);
+        // Dropped beside another call of its id: one of them got a result.
+        let beside_its_id = call.id.is_some()
+            && calls
+                .iter()
+                .enumerate()
+                .any(|(o, other)| o != c && other.id == call.id && turn.matched[o].is_some());
+        let (requirement, why) = unanswered(call, beside_its_id, raising, malformed);
         found.charge(requirement, format!("{}: {why}", call.label()));
     }
     let extra = turn.extra();
@@ -288,13 +294,12 @@ fn result_per_call(turn: &Turn<'_>, found: &mut BatchCharges) {
 
 /// The requirement a call left without a result is charged to, and why.
 fn unanswered(
-    calls: &[Call],
     call: &Call,
+    beside_its_id: bool,
     raising: Option<&Call>,
     malformed: Option<&Call>,
 ) -> (&'static str, String) {
-    let shares = call.id.is_some() && calls.iter().filter(|c| c.id == call.id).count() > 1;
-    if shares {
+    if beside_its_id {
         let why = "no result: dropped beside another call with its id";
         return (ids::RUNTIME_EXECUTE_ONCE, why.to_owned());
     }
@@ -349,7 +354,7 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
         // Memory shows as the tool's own answer (identical calls may take each other's, see
         // `answers_in_any_order`), which only running it gives (an earlier case's run, in a
         // case of one turn); any other text that reports no error is taken for memory only
-        // where an earlier turn could have left it (RULINGS F6: a call skipped in a case of
+        // where an earlier turn could have left it (RULES D: a call skipped in a case of
         // one turn is not a no-state charge): a framework that refuses a call says why.
         let remembered = !pending.key_ran
             && turn.matched[c].is_some_and(|m| {
@@ -363,15 +368,18 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
                         && !content.is_empty()
                         && !content.to_lowercase().contains("error"))
             });
-        let names_reserved = pending.reserved.as_deref().is_some_and(|name| {
-            turn.matched[c]
-                .and_then(|m| turn.messages[m].content.as_deref())
-                .is_some_and(|content| {
-                    // A short name ("id") is in any text: then only quoted, as a key.
-                    let quoted = [format!("\"{name}\""), format!("'{name}'")];
-                    (name.chars().count() >= 4 && content.contains(name))
-                        || quoted.iter().any(|q| content.contains(q.as_str()))
-                })
+        // A limit answers the calls past it, or says why without naming their arguments; a
+        // call dropped without a result, or refused naming its argument, was dropped for it.
+        let dropped_for_reserved = pending.reserved.as_deref().is_some_and(|name| {
+            let Some(m) = turn.matched[c] else {
+                return true;
+            };
+            turn.messages[m].content.as_deref().is_some_and(|content| {
+                // A short name ("id") is in any text: then only quoted, as a key.
+                let quoted = [format!("\"{name}\""), format!("'{name}'")];
+                (name.chars().count() >= 4 && content.contains(name))
+                    || quoted.iter().any(|q| content.contains(q.as_str()))
+            })
         });
         if remembered {
             found.charge(
@@ -381,7 +389,7 @@ fn not_run_but_answered(turn: &Turn<'_>, found: &mut BatchCharges) {
                     call.label()
                 ),
             );
-        } else if let Some(name) = pending.reserved.filter(|_| names_reserved) {
+        } else if let Some(name) = pending.reserved.filter(|_| dropped_for_reserved) {
             found.charge(
                 ids::RUNTIME_ARGS_UNCHANGED,
                 format!(

@@ -1,4 +1,4 @@
-//! One bug, one charge (RULINGS F6), and the declared policies honoured (F1): each test is a
+//! One bug, one charge (RULES D), and the declared policies honoured (F1): each test is a
 //! turn a probe runtime gave that the judge once charged to more than the one rule it broke,
 //! or to a rule the declaration excuses.
 
