@@ -60,6 +60,11 @@ pub struct Column {
     /// For a runtime adapter: the framework, its version and the policies it declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<RuntimeDeclaration>,
+    /// For a runtime adapter: the concurrency it declared beside the most invocations parcall
+    /// saw outstanding at once (RULES F3), so a declaration read off the host's CPU count
+    /// stands beside what the framework did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<crate::report::ConcurrencyReport>,
     /// It defines only some of the functions compared: the rows of the others say
     /// `not_defined`.
     pub partial: bool,
@@ -191,6 +196,7 @@ pub fn column(report: &Report, functions: &[Function]) -> Column {
         functions: report.functions.clone(),
         number_model: report.number_model,
         runtime: report.runtime.clone(),
+        concurrency: report.concurrency.clone(),
         partial: report.error.is_none() && functions.iter().any(|f| !report.functions.contains(f)),
         verdict: report.verdict,
         error: report.error_headline.clone(),

@@ -80,6 +80,12 @@ fn column_notes(column: &Column) -> Vec<String> {
         ));
         notes.push(format!("declares: {}", runtime.policies.describe()));
     }
+    if let Some(concurrency) = &column.concurrency {
+        notes.push(format!(
+            "measured: at most {} at once",
+            concurrency.measured
+        ));
+    }
     if column.partial {
         let defined: Vec<String> = column.functions.iter().map(|f| f.to_string()).collect();
         notes.push(format!("defines only {}", defined.join(", ")));
