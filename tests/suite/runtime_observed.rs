@@ -8,7 +8,7 @@ use crate::common::{copy_dir, root};
 use std::collections::BTreeSet;
 use std::process::Command;
 
-const FIXTURES: &str = "tests/fixtures/runtimes";
+const FIXTURES: &str = "tests/fixtures/runtimes/observed";
 const CORRECT: &str = "conformance/fixtures/runtimes/correct.py";
 
 /// A runtime-profile check of `runtime` as its JSON report, with `extra` arguments.
